@@ -1,0 +1,17 @@
+"""Op tables: one `OpSpec` per op, registered with the IR's spec registry on import."""
+
+from __future__ import annotations
+
+
+def load_all() -> None:
+    """Import every op table (idempotent)."""
+    from stream.dialect import (  # noqa: F401
+        arith_hal,
+        builtin,
+        directives,
+        flow,
+        stream_async,
+        stream_cmd,
+        stream_resource,
+        stream_tensor,
+    )

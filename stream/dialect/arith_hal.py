@@ -1,0 +1,182 @@
+"""`arith.*` (constants and index arithmetic) and the few `hal.*` ops IREE leaves in stream
+functions (`hal.element_type`, `hal.encoding_type`, `hal.buffer_view.assert`)."""
+
+from __future__ import annotations
+
+from stream.dialect.common import ANY, anyv, idx
+from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
+from stream.ir.core import Op
+from stream.ir.parser import Parser
+from stream.ir.printer import Printer
+from stream.ir.spec import Attr, OpSpec, Result, define
+from stream.ir.spec_registry import OpState
+from stream.ir.types import F64, I1, I32, I64, INDEX, Type
+
+
+# -- arith.constant ------------------------------------------------------------------------------
+def _constant_names(op: Op) -> list[str | None]:
+    value = op.properties.get("value")
+    if isinstance(value, BoolAttr):
+        return ["true" if value.value else "false"]
+    if isinstance(value, IntegerAttr):
+        if value.type == INDEX:
+            return [f"c{value.value}"]
+        if value.type == I1:
+            return ["true" if value.value else "false"]
+        return [f"c{value.value}_{value.type}"]
+    return ["cst"]
+
+
+def _value_type(value: Attribute) -> Type:
+    if isinstance(value, BoolAttr):
+        return I1
+    if isinstance(value, (IntegerAttr, FloatAttr, DenseAttr)):
+        return value.type
+    if isinstance(value, TypeAttr):
+        return value.type
+    raise TypeError(f"arith.constant cannot take {value}")
+
+
+def _parse_constant(p: Parser, state: OpState) -> None:
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+    tok = p.lexer.peek()
+    value = p.parse_attribute()
+    try:
+        state.result_types = [_value_type(value)]
+    except TypeError:
+        raise p.error("arith.constant needs a typed value such as '4 : index' or 'dense<...> : tensor<...>'", tok) from None
+    state.properties["value"] = value
+
+
+def _print_constant(pr: Printer, op: Op) -> None:
+    pr.attr_dict({k: v for k, v in op.properties.items() if k != "value"} | dict(op.attributes))
+    value = op.properties["value"]
+    text = pr.attr(value)
+    # In a dictionary i64 and f64 go without their type; a constant always spells it.
+    if (isinstance(value, IntegerAttr) and value.type == I64) or (isinstance(value, FloatAttr) and value.type == F64):
+        text += f" : {value.type}"
+    pr.write(" " + text)
+
+
+define(OpSpec(
+    "arith.constant",
+    results=(Result("result"),),
+    attrs=(Attr("value", True),),
+    levels=ANY,
+    traits=frozenset({"pure", "constant"}),
+    asm_names=_constant_names,
+    custom_parse=_parse_constant,
+    custom_print=_print_constant,
+))
+
+# -- binary and cast ops -------------------------------------------------------------------------
+_BINARY = (
+    "addi", "subi", "muli", "divui", "divsi", "ceildivui", "ceildivsi", "floordivsi", "remui", "remsi",
+    "andi", "ori", "xori", "shli", "shrui", "shrsi", "maxui", "maxsi", "minui", "minsi",
+    "addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf",
+)
+for _op in _BINARY:
+    define(OpSpec(
+        f"arith.{_op}",
+        operands=(anyv("lhs"), anyv("rhs")),
+        results=(Result("result"),),
+        attrs=(Attr("overflowFlags"), Attr("fastmath")),
+        levels=ANY,
+        traits=frozenset({"pure"}),
+        same_type=(("lhs", "rhs", "result"),),
+        format="$lhs `,` $rhs attr-dict `:` type($result)",
+    ))
+
+for _op in ("index_cast", "index_castui", "extui", "extsi", "trunci", "bitcast", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf"):
+    define(OpSpec(
+        f"arith.{_op}",
+        operands=(anyv("in"),),
+        results=(Result("out"),),
+        levels=ANY,
+        traits=frozenset({"pure"}),
+        format="$in attr-dict `:` type($in) `to` type($out)",
+    ))
+
+define(OpSpec(
+    "arith.select",
+    operands=(anyv("condition"), anyv("true_value"), anyv("false_value")),
+    results=(Result("result"),),
+    levels=ANY,
+    traits=frozenset({"pure"}),
+    same_type=(("true_value", "false_value", "result"),),
+    infer=lambda ctx: ctx.types.setdefault("condition", [I1]),
+    format="$condition `,` $true_value `,` $false_value attr-dict `:` type($result)",
+))
+
+
+# -- hal ops IREE leaves in stream functions -----------------------------------------------------
+def _element_type_names(op: Op) -> list[str | None]:
+    t = op.properties.get("type")
+    return [f"element_type_{t.type}" if isinstance(t, TypeAttr) else "element_type"]
+
+
+define(OpSpec(
+    "hal.element_type",
+    results=(Result("result", type=I32),),
+    attrs=(Attr("type", True, "type"),),
+    levels=ANY,
+    traits=frozenset({"pure"}),
+    asm_names=_element_type_names,
+    format="`<` $type `>` attr-dict `:` type($result)",
+))
+
+
+def _parse_encoding_type(p: Parser, state: OpState) -> None:
+    p.expect("<")
+    tok = p.lexer.next()
+    if tok.kind == "bare" and tok.text == "dense_row_major":
+        pass  # the default encoding: no attribute, as in IREE's generic form
+    else:
+        p.lexer.reset(tok.pos)
+        state.properties["encoding"] = p.parse_attribute()
+    p.expect(">")
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+    p.expect(":")
+    state.result_types = [p.parse_type()]
+
+
+def _print_encoding_type(pr: Printer, op: Op) -> None:
+    enc = op.properties.get("encoding")
+    pr.write("<" + (pr.attr(enc) if enc is not None else "dense_row_major") + ">")
+    pr.attr_dict(op.attributes)
+    pr.write(" : " + pr.type(op.results[0].type))
+
+
+def _encoding_names(op: Op) -> list[str | None]:
+    enc = op.properties.get("encoding")
+    return ["dense_row_major" if enc is None else "encoding_type"]
+
+
+define(OpSpec(
+    "hal.encoding_type",
+    results=(Result("result", type=I32),),
+    attrs=(Attr("encoding"),),
+    levels=ANY,
+    traits=frozenset({"pure"}),
+    asm_names=_encoding_names,
+    custom_parse=_parse_encoding_type,
+    custom_print=_print_encoding_type,
+))
+
+define(OpSpec(
+    "hal.buffer_view.assert",
+    operands=(
+        anyv("buffer_view"),
+        anyv("element_type"),
+        anyv("encoding_type"),
+        idx("shape", "variadic"),
+    ),
+    attrs=(Attr("message", True, "string"),),
+    levels=ANY,
+    infer=lambda ctx: (ctx.types.setdefault("element_type", [I32]), ctx.types.setdefault("encoding_type", [I32])),
+    format="`<` $buffer_view `:` type($buffer_view) `>` `message` `(` $message `)` `shape` `(` `[` $shape `]` `)` "
+    "`type` `(` $element_type `)` `encoding` `(` $encoding_type `)` attr-dict",
+))
+

@@ -1,0 +1,276 @@
+"""Host-side ops: `builtin.module`, `func.*`, `util.*`.
+
+Functions are ops with a body region (`func.func`, `util.func`); their pretty form is MLIR's
+function syntax `@name(%arg0: type {attrs}) -> type attributes {...} { ... }`, stored as the
+`function_type`, `sym_name`, `sym_visibility`, `arg_attrs` and `res_attrs` properties exactly as
+the generic form spells them.
+"""
+
+from __future__ import annotations
+
+from stream.dialect.common import ANY, anyv
+from stream.ir.attributes import ArrayAttr, Attribute, DictAttr, OpaqueAttr, StringAttr, TypeAttr, format_symbol
+from stream.ir.core import Op
+from stream.ir.parser import Parser, UnresolvedOperand
+from stream.ir.printer import Printer
+from stream.ir.spec import Attr, OpSpec, RegionSpec, define
+from stream.ir.spec_registry import OpState
+from stream.ir.types import FunctionType, Type
+
+_FUNC_ATTRS = (
+    Attr("sym_name", True, "symbol_name"),
+    Attr("function_type", True, "type"),
+    Attr("sym_visibility", style="string"),
+    Attr("arg_attrs"),
+    Attr("res_attrs"),
+)
+_FUNC_INHERENT = frozenset(a.name for a in _FUNC_ATTRS) | {"tied_operands"}
+
+
+def _parse_function(always_visibility: bool, default_dialect: str | None):  # type: ignore[no-untyped-def]
+    def parse(p: Parser, state: OpState) -> None:
+        tok = p.lexer.peek()
+        if tok.kind == "bare" and tok.text in ("public", "private", "nested"):
+            p.lexer.next()
+            if tok.text != "public":
+                state.properties["sym_visibility"] = StringAttr(tok.text)
+        state.properties["sym_name"] = StringAttr(p.parse_symbol_ref().root)
+        p.expect("(", "to start the argument list")
+        entry: list[tuple[UnresolvedOperand, Type]] = []
+        arg_types: list[Type] = []
+        arg_attrs: list[Attribute] = []
+        named_args = True
+        if not p.accept(")"):
+            while True:
+                if p.lexer.peek().kind == "percent":
+                    name = p.parse_operand()
+                    p.expect(":", "and the argument type")
+                    t = p.parse_type()
+                    entry.append((name, t))
+                else:
+                    named_args = False
+                    t = p.parse_type()
+                arg_types.append(t)
+                arg_attrs.append(DictAttr.of(p.parse_attr_dict_body()) if p.lexer.peek().is_punct("{") else DictAttr(()))
+                p.parse_optional_loc()
+                if not p.accept(","):
+                    break
+            p.expect(")", "to close the argument list")
+        result_types: list[Type] = []
+        res_attrs: list[Attribute] = []
+        if p.accept("->"):
+            if p.accept("("):
+                if not p.accept(")"):
+                    while True:
+                        result_types.append(p.parse_type())
+                        res_attrs.append(DictAttr.of(p.parse_attr_dict_body()) if p.lexer.peek().is_punct("{") else DictAttr(()))
+                        if not p.accept(","):
+                            break
+                    p.expect(")")
+            else:
+                result_types.append(p.parse_type())
+                res_attrs.append(DictAttr(()))
+        state.properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
+        if any(d.entries for d in arg_attrs):  # type: ignore[attr-defined]
+            state.properties["arg_attrs"] = ArrayAttr(tuple(arg_attrs))
+        if any(d.entries for d in res_attrs):  # type: ignore[attr-defined]
+            state.properties["res_attrs"] = ArrayAttr(tuple(res_attrs))
+        if p.accept_keyword("attributes"):
+            for key, value in p.parse_attr_dict_body().items():
+                (state.properties if key in _FUNC_INHERENT else state.attributes)[key] = value
+        if p.lexer.peek().is_punct("{"):
+            if not named_args:
+                raise p.error("a function with a body needs named arguments (%name: type)")
+            state.regions.append(p.parse_region(entry, isolated=True, default_dialect=default_dialect))
+        else:
+            from stream.ir.core import Region
+
+            state.regions.append(Region(()))
+
+    return parse
+
+
+def _print_function(always_visibility: bool):  # type: ignore[no-untyped-def]
+    def print_(pr: Printer, op: Op) -> None:
+        vis = op.properties.get("sym_visibility")
+        if isinstance(vis, StringAttr):
+            pr.write(" " + vis.value)
+        elif always_visibility:
+            pr.write(" public")
+        name = op.properties["sym_name"]
+        assert isinstance(name, StringAttr)
+        ftype = op.properties["function_type"]
+        assert isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType)
+        body = op.regions[0] if op.regions and op.regions[0].blocks else None
+        args = body.blocks[0].arguments if body is not None else ()
+        arg_attrs = _dicts(op.properties.get("arg_attrs"), len(ftype.type.inputs))
+        parts = []
+        for i, t in enumerate(ftype.type.inputs):
+            text = f"{pr.value(args[i])}: {pr.type(t)}" if body is not None else pr.type(t)
+            if arg_attrs[i].entries:
+                text += " " + pr.attr(arg_attrs[i])
+            parts.append(text)
+        pr.write(f" {format_symbol(name.value)}(" + ", ".join(parts) + ")")
+        results = ftype.type.results
+        res_attrs = _dicts(op.properties.get("res_attrs"), len(results))
+        if results:
+            texts = [pr.type(t) + (" " + pr.attr(a) if a.entries else "") for t, a in zip(results, res_attrs)]
+            single = len(results) == 1 and not res_attrs[0].entries and not isinstance(results[0], FunctionType)
+            pr.write(" -> " + (texts[0] if single else "(" + ", ".join(texts) + ")"))
+        extra = {k: v for k, v in op.properties.items() if k not in _FUNC_INHERENT}
+        extra.update(op.attributes)
+        pr.attr_dict(extra, keyword=True)
+        if body is not None:
+            pr.write(" ")
+            pr.print_region(body, op, print_entry_args=False)
+
+    return print_
+
+
+def _dicts(attr: Attribute | None, n: int) -> list[DictAttr]:
+    if isinstance(attr, ArrayAttr) and len(attr) == n:
+        return [a if isinstance(a, DictAttr) else DictAttr(()) for a in attr.elements]
+    return [DictAttr(())] * n
+
+
+def _function_spec(name: str, always_visibility: bool, default_dialect: str | None) -> OpSpec:
+    return OpSpec(
+        name,
+        attrs=(*_FUNC_ATTRS, Attr("tied_operands")),
+        regions=(RegionSpec("body"),),
+        traits=frozenset({"isolated", "symbol", "function"}),
+        levels=ANY,
+        default_dialect=default_dialect,
+        custom_parse=_parse_function(always_visibility, default_dialect),
+        custom_print=_print_function(always_visibility),
+    )
+
+
+define(_function_spec("func.func", False, "func"))
+define(_function_spec("util.func", True, None))
+
+for _ret in ("func.return", "util.return"):
+    define(OpSpec(
+        _ret,
+        operands=(anyv("operands", "variadic"),),
+        traits=frozenset({"terminator", "return"}),
+        format="attr-dict ($operands^ `:` type($operands))?",
+    ))
+
+
+def _parse_call(p: Parser, state: OpState) -> None:
+    state.properties["callee"] = p.parse_symbol_ref()
+    p.expect("(")
+    uses = p.parse_operand_list(close=")")
+    p.expect(")")
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+    p.expect(":")
+    tok = p.lexer.peek()
+    ftype = p.parse_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected a function type", tok)
+    state.operands = p.resolve_all(uses, list(ftype.inputs))
+    state.result_types = list(ftype.results)
+
+
+def _print_call(pr: Printer, op: Op) -> None:
+    pr.write(f" {op.properties['callee']}({pr.values(op.operands)})")
+    pr.attr_dict({k: v for k, v in op.properties.items() if k != "callee"} | dict(op.attributes))
+    pr.write(" : " + pr.type(FunctionType(tuple(v.type for v in op.operands), tuple(v.type for v in op.results))))
+
+
+for _call in ("func.call", "util.call"):
+    define(OpSpec(
+        _call,
+        operands=(anyv("operands", "variadic"),),
+        attrs=(Attr("callee", True, "symbol"),),
+        traits=frozenset({"call"}),
+        custom_parse=_parse_call,
+        custom_print=_print_call,
+    ))
+
+define(OpSpec(
+    "builtin.module",
+    attrs=(Attr("sym_name", style="symbol_name"), Attr("sym_visibility", style="string")),
+    regions=(RegionSpec("bodyRegion"),),
+    traits=frozenset({"isolated", "symbol"}),
+    format="($sym_name^)? attr-dict-with-keyword $bodyRegion",
+))
+
+
+# -- util.global: `util.global private mutable @name : type = initial` -------------------------
+def _attr_type_text(attr: Attribute) -> str | None:
+    """The type an initial value carries, when it is visible in its spelling."""
+    if isinstance(attr, OpaqueAttr) and " : " in attr.text:
+        return attr.text.rsplit(" : ", 1)[1]
+    ty = getattr(attr, "type", None)
+    return str(ty) if isinstance(ty, Type) else None
+
+
+def _parse_global(p: Parser, state: OpState) -> None:
+    tok = p.lexer.peek()
+    if tok.kind == "bare" and tok.text in ("public", "private", "nested"):
+        p.lexer.next()
+        if tok.text != "public":
+            state.properties["sym_visibility"] = StringAttr(tok.text)
+    if p.accept_keyword("mutable"):
+        from stream.ir.attributes import UnitAttr
+
+        state.properties["is_mutable"] = UnitAttr()
+    state.properties["sym_name"] = StringAttr(p.parse_symbol_ref().root)
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+    type_: Type | None = p.parse_type() if p.accept(":") else None
+    if p.accept("="):
+        value = p.parse_attribute(typed_opaque=True)
+        state.properties["initial_value"] = value
+        if type_ is None:
+            text = _attr_type_text(value)
+            if text is None:
+                raise p.error("cannot tell the global's type from its initial value; write ': type'")
+            from stream.ir.diagnostics import SourceFile
+
+            type_ = Parser(SourceFile("<type>", text)).parse_type()
+    if type_ is None:
+        raise p.error("expected ': type' or '= initial value' for util.global")
+    state.properties["type"] = TypeAttr(type_)
+
+
+def _print_global(pr: Printer, op: Op) -> None:
+    vis = op.properties.get("sym_visibility")
+    pr.write(" " + (vis.value if isinstance(vis, StringAttr) else "public"))
+    if "is_mutable" in op.properties:
+        pr.write(" mutable")
+    name = op.properties["sym_name"]
+    assert isinstance(name, StringAttr)
+    pr.write(" " + format_symbol(name.value))
+    pr.attr_dict({k: v for k, v in op.properties.items() if k not in _GLOBAL_ATTRS} | dict(op.attributes))
+    type_attr = op.properties.get("type")
+    init = op.properties.get("initial_value")
+    assert isinstance(type_attr, TypeAttr)
+    if init is None or _attr_type_text(init) != str(type_attr.type):
+        pr.write(" : " + pr.type(type_attr.type))
+    if init is not None:
+        pr.write(" = " + pr.attr(init))
+
+
+_GLOBAL_ATTRS = frozenset({"sym_visibility", "is_mutable", "sym_name", "type", "initial_value"})
+
+define(OpSpec(
+    "util.global",
+    attrs=(
+        Attr("sym_name", True, "symbol_name"), Attr("type", True, "type"), Attr("sym_visibility", style="string"),
+        Attr("is_mutable", style="unit"), Attr("initial_value"),
+    ),
+    traits=frozenset({"symbol"}),
+    custom_parse=_parse_global,
+    custom_print=_print_global,
+))
+
+define(OpSpec(
+    "util.initializer",
+    regions=(RegionSpec("body"),),
+    traits=frozenset({"isolated"}),
+    format="attr-dict-with-keyword $body",
+))

@@ -1,0 +1,248 @@
+"""`stream.resource.*`, `stream.timepoint.*`, executables and terminators."""
+
+from __future__ import annotations
+
+from stream.dialect.common import (
+    AFFINITY,
+    ASYNC_CMD,
+    AWAIT,
+    CMD,
+    ON,
+    STREAM,
+    anyv,
+    idx,
+    named,
+    res,
+    ridx,
+    rres,
+    rtp,
+    tp,
+    unit,
+)
+from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
+from stream.ir.types import I1
+
+# -- resources -----------------------------------------------------------------------------------
+define(OpSpec(
+    "stream.resource.alloc",
+    operands=(idx("storage_size"),),
+    results=(rres("result"),),
+    attrs=(unit("uninitialized"), AFFINITY),
+    levels=CMD,
+    defines_level="cmd",
+    format=f"(`uninitialized` $uninitialized^)? {ON} attr-dict `:` type($result) `{{` $storage_size `}}`",
+    summary="a synchronous (not queue-ordered) allocation",
+))
+
+define(OpSpec(
+    "stream.resource.alloca",
+    operands=(idx("storage_size"), tp("await_timepoint", "optional")),
+    results=(rres("result"), rtp()),
+    attrs=(unit("indeterminate_lifetime"), AFFINITY),
+    levels=CMD,
+    defines_level="cmd",
+    traits=frozenset({"timeline"}),
+    asm_names=named("result", "result_timepoint"),
+    format=f"`uninitialized` (`indeterminate` $indeterminate_lifetime^)? {ON} "
+    "(`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? attr-dict type($result) `{` $storage_size `}` "
+    "`=` `` `>` type($result_timepoint)",
+    summary="a queue-ordered allocation, usable once its timepoint is reached",
+))
+
+define(OpSpec(
+    "stream.resource.dealloca",
+    operands=(res("operand"), idx("operand_size"), tp("await_timepoint", "optional")),
+    results=(rtp(),),
+    attrs=(unit("prefer_origin"), AFFINITY),
+    levels=CMD,
+    defines_level="cmd",
+    traits=frozenset({"timeline"}),
+    format=f"(`origin` $prefer_origin^)? {ON} {AWAIT} $operand `:` type($operand) `{{` $operand_size `}}` "
+    "`=` `` `>` type($result_timepoint) attr-dict",
+    summary="a queue-ordered free: the memory stays valid until the await is reached",
+))
+
+for _name in ("retain", "release", "is_terminal"):
+    define(OpSpec(
+        f"stream.resource.{_name}",
+        operands=(res("operand"), idx("operand_size")),
+        results=() if _name == "retain" else (Result("result", type=I1),),
+        levels=CMD,
+        format="$operand attr-dict `:` type($operand) `{` $operand_size `}`",
+    ))
+
+define(OpSpec(
+    "stream.resource.size",
+    operands=(res("operand"),),
+    results=(ridx("result"),),
+    attrs=(AFFINITY,),
+    levels=ASYNC_CMD,
+    format="$operand attr-dict `:` type($operand)",
+))
+
+define(OpSpec(
+    "stream.resource.load",
+    operands=(res("source"), idx("source_size"), idx("source_offset")),
+    results=(Result("result"),),
+    levels=CMD,
+    format="$source `[` $source_offset `]` `:` type($source) `` `{` $source_size `}` `->` type($result) "
+    "attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.resource.store",
+    operands=(res("target"), idx("target_size"), idx("target_offset"), anyv("value")),
+    levels=CMD,
+    format="$value `,` $target `[` $target_offset `]` `:` type($value) `->` type($target) `{` $target_size `}` "
+    "attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.resource.subview",
+    operands=(res("source"), idx("source_size"), idx("source_offset"), idx("result_size")),
+    results=(rres("result"),),
+    levels=ASYNC_CMD,
+    ties={"result": "source"},
+    same_type=(("source", "result"),),
+    format="$source `[` $source_offset `]` `:` type($source) `` `{` $source_size `}` `->` type($result) "
+    "`` `{` $result_size `}` attr-dict-with-keyword",
+    summary="a byte-range alias of a resource",
+))
+
+define(OpSpec(
+    "stream.resource.pack",
+    operands=(idx("offset", "optional"), idx("dynamic_slice_sizes", "variadic")),
+    results=(ridx("total_length"), ridx("packed_offsets", "variadic")),
+    attrs=(Attr("lifetime_intervals", True), AFFINITY),
+    levels=CMD,
+    format=f"{ON} (`offset` `(` $offset^ `)`)? `slices` `(` `{{` custom<PackSliceRanges>($lifetime_intervals, "
+    "$dynamic_slice_sizes, type($packed_offsets)) `}` `)` `:` type($total_length) attr-dict-with-keyword",
+    summary="lays out slices with inclusive lifetime intervals in one slab",
+))
+
+# -- timepoints ----------------------------------------------------------------------------------
+define(OpSpec(
+    "stream.timepoint.immediate",
+    results=(rtp(),),
+    levels=STREAM,
+    traits=frozenset({"timeline"}),
+    format="attr-dict `=` `` `>` type($result_timepoint)",
+))
+
+define(OpSpec(
+    "stream.timepoint.import",
+    operands=(anyv("operands", "variadic"),),
+    results=(rtp(),),
+    attrs=(AFFINITY,),
+    levels=STREAM,
+    format=f"{ON} $operands `:` `(` type($operands) `)` `=` `` `>` type($result_timepoint) attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.timepoint.export",
+    operands=(tp("await_timepoint"),),
+    results=(Result("results", "variadic"),),
+    attrs=(AFFINITY,),
+    levels=STREAM,
+    format=f"{ON} $await_timepoint `=` `` `>` `(` type($results) `)` attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.timepoint.chain_external",
+    operands=(tp("await_timepoint"), anyv("external_values", "variadic")),
+    attrs=(AFFINITY,),
+    levels=STREAM,
+    format=f"{ON} $await_timepoint `=` `` `>` `(` $external_values `:` type($external_values) `)` "
+    "attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.timepoint.join",
+    operands=(tp("await_timepoints", "variadic"),),
+    results=(rtp(),),
+    levels=STREAM,
+    traits=frozenset({"timeline"}),
+    format="`max` `(` $await_timepoints `)` `=` `` `>` type($result_timepoint) attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.timepoint.barrier",
+    operands=(res("resource"), idx("resource_size")),
+    results=(rres("result"), rtp()),
+    attrs=(AFFINITY,),
+    levels=STREAM,
+    ties={"result": "resource"},
+    same_type=(("resource", "result"),),
+    traits=frozenset({"timeline"}),
+    format=f"{ON} $resource `:` type($resource) `` `{{` $resource_size `}}` `=` `` `>` type($result_timepoint) "
+    "attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.timepoint.await",
+    operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic"), tp("await_timepoint")),
+    results=(rres("results", "variadic"),),
+    attrs=(unit("sync"),),
+    levels=STREAM,
+    ties={"results": "resource_operands"},
+    traits=frozenset({"timeline"}),
+    format="(`sync` $sync^)? $await_timepoint `=` `` `>` $resource_operands `:` "
+    "custom<ShapedTypeList>(type($resource_operands), type($results), $resource_operand_sizes) attr-dict-with-keyword",
+    summary="a host wait; its results are its operands, usable once the timepoint is reached",
+))
+
+# -- executables and terminators -----------------------------------------------------------------
+define(OpSpec(
+    "stream.executable",
+    attrs=(Attr("sym_visibility", style="string"), Attr("sym_name", True, "symbol_name")),
+    regions=(RegionSpec("body"),),
+    traits=frozenset({"isolated", "opaque_body", "symbol"}),
+    format="custom<SymbolVisibility>($sym_visibility) $sym_name attr-dict-with-keyword regions",
+    summary="dispatchable functions; the body is kept as the text it was read from",
+))
+
+define(OpSpec(
+    "stream.executable.end",
+    traits=frozenset({"terminator"}),
+    format="attr-dict",
+))
+
+define(OpSpec(
+    "stream.executable.export",
+    attrs=(Attr("sym_visibility", style="string"), Attr("sym_name", True, "symbol_name"), Attr("function_ref", True, "symbol")),
+    regions=(RegionSpec("workgroup_count"),),
+    traits=frozenset({"isolated", "symbol"}),
+    format="custom<SymbolVisibility>($sym_visibility) custom<SymbolAlias>($sym_name, $function_ref) "
+    "custom<WorkgroupCountRegion>($workgroup_count) attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.binding.subspan",
+    operands=(anyv("binding"), idx("byte_offset"), idx("dynamic_dims", "variadic")),
+    results=(Result("result"),),
+    format="$binding `` `[` $byte_offset `]` attr-dict `:` type($binding) `->` type($result) "
+    "(`{` $dynamic_dims^ `}`)?",
+))
+
+define(OpSpec(
+    "stream.return",
+    operands=(anyv("operands", "variadic"),),
+    traits=frozenset({"terminator"}),
+    format="attr-dict $operands `:` type($operands)",
+))
+
+define(OpSpec(
+    "stream.yield",
+    operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic")),
+    traits=frozenset({"terminator", "same_variadic_size"}),
+    format="attr-dict ($resource_operands^ `:` custom<ShapedTypeList>(type($resource_operands), "
+    "$resource_operand_sizes))?",
+))
+
+for _dim in ("id", "count", "size"):
+    define(OpSpec(
+        f"stream.dispatch.workgroup.{_dim}",
+        results=(ridx("result"),),
+        attrs=(Attr("dimension", True, "int"),),
+        format="`[` $dimension `]` attr-dict `:` type($result)",
+    ))

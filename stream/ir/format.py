@@ -1,0 +1,669 @@
+"""MLIR's declarative assembly format, interpreted.
+
+An op's pretty syntax is written as in ODS (`(`on` `(` $affinity^ `)`)? $operand `:` type($operand)`)
+and this module both parses and prints it, so the two directions cannot drift apart. Spacing
+follows MLIR's generated printers exactly (a space before an element unless the previous literal
+was an opening bracket, none before `,`/`)`/`]`/`>`, `` `` `` suppresses one), which is what makes
+the output byte-identical to IREE's. Syntax a format cannot express is a `custom<Name>(...)`
+directive implemented in Python (`stream.dialect.directives`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+from stream.ir.attributes import Attribute, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, format_symbol
+from stream.ir.core import Op, Region, Value
+from stream.ir.parser import Parser, UnresolvedOperand
+from stream.ir.spec_registry import OpState
+from stream.ir.types import Type
+
+if TYPE_CHECKING:
+    from stream.ir.printer import Printer
+    from stream.ir.spec import OpSpec
+
+__all__ = ["Format", "ParseContext", "compile_format", "DIRECTIVES", "directive", "Arg"]
+
+
+# -- elements ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Lit:
+    text: str  # "" and " " and "\n" are whitespace elements
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    name: str
+    kind: str  # operand | result | attr | region
+    anchor: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TypeOf:
+    target: str  # an operand/result group name, or "operands"/"results"
+    anchor: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AttrDict:
+    keyword: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Regions:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """An argument of a custom directive: `$x`, `type($x)` or `ref(...)` of either."""
+
+    name: str
+    is_type: bool = False
+    is_ref: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Custom:
+    name: str
+    args: tuple[Arg, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    then: tuple[Element, ...]
+    otherwise: tuple[Element, ...]
+
+
+Element = Union[Lit, Var, TypeOf, AttrDict, Regions, Custom, Group]
+
+
+# -- custom directives ---------------------------------------------------------------------------
+ParseFn = Callable[["ParseContext", tuple[Arg, ...]], None]
+PrintFn = Callable[["Printer", Op, "OpSpec", tuple[Arg, ...]], None]
+DIRECTIVES: dict[str, tuple[ParseFn, PrintFn]] = {}
+
+
+def directive(name: str) -> Callable[[type], type]:
+    """Class decorator registering a custom directive with static `parse` and `print`."""
+
+    def wrap(cls: type) -> type:
+        DIRECTIVES[name] = (cls.parse, cls.print)  # type: ignore[attr-defined]
+        return cls
+
+    return wrap
+
+
+# -- the format compiler -------------------------------------------------------------------------
+_FMT_TOKEN = re.compile(
+    r"\s*(?:`(?P<lit>[^`]*)`|\$(?P<var>\w+)|(?P<kw>attr-dict-with-keyword|attr-dict|functional-type|[A-Za-z_][\w-]*)|(?P<p>[()^?:,<>]))"
+)
+
+
+class _FormatTokens:
+    def __init__(self, text: str) -> None:
+        self.items: list[tuple[str, str]] = []
+        pos = 0
+        text = text.strip()
+        while pos < len(text):
+            m = _FMT_TOKEN.match(text, pos)
+            if m is None or m.end() == pos:
+                raise ValueError(f"bad assembly format near: {text[pos:pos + 30]!r}")
+            kind = m.lastgroup or "p"
+            self.items.append((kind, m.group(kind)))
+            pos = m.end()
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+        self.i = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.items[self.i] if self.i < len(self.items) else None
+
+    def next(self) -> tuple[str, str]:
+        tok = self.items[self.i]
+        self.i += 1
+        return tok
+
+    def expect(self, kind: str, text: str) -> None:
+        tok = self.next()
+        if tok != (kind, text):
+            raise ValueError(f"expected {text!r} in assembly format, found {tok[1]!r}")
+
+
+def compile_format(spec: OpSpec, text: str) -> Format:
+    toks = _FormatTokens(text)
+    elements = _compile_seq(spec, toks, top=True)
+    return Format(spec, tuple(elements))
+
+
+def _var_kind(spec: OpSpec, name: str) -> str:
+    if name in spec._operand_index:
+        return "operand"
+    if name in spec._result_index:
+        return "result"
+    if name in spec._attr_index:
+        return "attr"
+    if any(r.name == name for r in spec.regions):
+        return "region"
+    raise ValueError(f"{spec.name}: assembly format names unknown '${name}'")
+
+
+def _compile_seq(spec: OpSpec, toks: _FormatTokens, top: bool = False) -> list[Element]:
+    out: list[Element] = []
+    while True:
+        tok = toks.peek()
+        if tok is None or (tok == ("p", ")") and not top):
+            return out
+        kind, text = toks.next()
+        element: Element
+        if kind == "lit":
+            element = Lit(text)
+        elif kind == "var":
+            element = Var(text, _var_kind(spec, text))
+        elif kind == "kw" and text in ("attr-dict", "attr-dict-with-keyword"):
+            element = AttrDict(text == "attr-dict-with-keyword")
+        elif kind == "kw" and text == "regions":
+            element = Regions()
+        elif kind == "kw" and text == "type":
+            toks.expect("p", "(")
+            k, name = toks.next()
+            toks.expect("p", ")")
+            element = TypeOf(name if k == "var" else name)
+        elif kind == "kw" and text == "custom":
+            toks.expect("p", "<")
+            _, name = toks.next()
+            toks.expect("p", ">")
+            element = Custom(name, tuple(_compile_args(spec, toks)))
+        elif (kind, text) == ("p", "("):
+            then = _compile_seq(spec, toks)
+            toks.expect("p", ")")
+            otherwise: list[Element] = []
+            if toks.peek() == ("p", ":"):
+                toks.next()
+                toks.expect("p", "(")
+                otherwise = _compile_seq(spec, toks)
+                toks.expect("p", ")")
+            toks.expect("p", "?")
+            element = Group(tuple(then), tuple(otherwise))
+        else:
+            raise ValueError(f"{spec.name}: unexpected {text!r} in assembly format")
+        if toks.peek() == ("p", "^"):
+            toks.next()
+            if isinstance(element, Var):
+                element = Var(element.name, element.kind, anchor=True)
+            elif isinstance(element, TypeOf):
+                element = TypeOf(element.target, anchor=True)
+        out.append(element)
+
+
+def _compile_args(spec: OpSpec, toks: _FormatTokens) -> list[Arg]:
+    toks.expect("p", "(")
+    args: list[Arg] = []
+    while toks.peek() != ("p", ")"):
+        args.append(_compile_arg(spec, toks))
+        if toks.peek() == ("p", ","):
+            toks.next()
+    toks.next()
+    return args
+
+
+def _compile_arg(spec: OpSpec, toks: _FormatTokens, ref: bool = False) -> Arg:
+    kind, text = toks.next()
+    if kind == "var":
+        _var_kind(spec, text)
+        return Arg(text, False, ref)
+    if kind == "kw" and text == "type":
+        toks.expect("p", "(")
+        _, name = toks.next()
+        toks.expect("p", ")")
+        return Arg(name, True, ref)
+    if kind == "kw" and text == "ref":
+        toks.expect("p", "(")
+        inner = _compile_arg(spec, toks, ref=True)
+        toks.expect("p", ")")
+        return inner
+    if kind == "kw" and text == "attr-dict":
+        return Arg("attr-dict")
+    raise ValueError(f"{spec.name}: bad custom directive argument {text!r}")
+
+
+# -- parsing -------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class ParseContext:
+    """What the elements of a format have read so far, by variable name."""
+
+    spec: OpSpec
+    parser: Parser
+    state: OpState
+    operands: dict[str, list[UnresolvedOperand]] = field(default_factory=dict)
+    resolved: dict[str, list[Value]] = field(default_factory=dict)
+    types: dict[str, list[Type]] = field(default_factory=dict)
+    attrs: dict[str, Attribute] = field(default_factory=dict)
+    regions: dict[str, Region] = field(default_factory=dict)
+    attr_dict: dict[str, Attribute] = field(default_factory=dict)
+
+    def arity(self, name: str) -> str:
+        spec = self.spec
+        if name in spec._operand_index:
+            return spec.operands[spec._operand_index[name]].arity
+        if name in spec._result_index:
+            return spec.results[spec._result_index[name]].arity
+        return "single"
+
+    def resolve_now(self, name: str, uses: list[UnresolvedOperand], types: list[Type]) -> list[Value]:
+        """Resolve an operand group at once (directives whose types sit right after the uses)."""
+        values = self.parser.resolve_all(uses, types)
+        self.resolved[name] = values
+        self.types[name] = list(types)
+        return values
+
+
+class Format:
+    __slots__ = ("spec", "elements", "_printed")
+
+    def __init__(self, spec: OpSpec, elements: tuple[Element, ...]) -> None:
+        self.spec = spec
+        self.elements = elements
+        self._printed = frozenset(_mentioned_attrs(elements)) | {"operandSegmentSizes", "resultSegmentSizes"}
+
+    # -- parse -------------------------------------------------------------------------------
+    def parse(self, parser: Parser, state: OpState) -> None:
+        ctx = ParseContext(self.spec, parser, state)
+        _parse_seq(ctx, self.elements)
+        _finish(ctx)
+
+    # -- print -------------------------------------------------------------------------------
+    def print(self, printer: Printer, op: Op) -> None:
+        st = _PrintState()
+        _print_seq(printer, op, self.spec, self.elements, st, self._printed)
+
+
+def _mentioned_attrs(elements: tuple[Element, ...]) -> list[str]:
+    names: list[str] = []
+    for e in elements:
+        if isinstance(e, Var) and e.kind == "attr":
+            names.append(e.name)
+        elif isinstance(e, Custom):
+            names.extend(a.name for a in e.args if not a.is_type)
+        elif isinstance(e, Group):
+            names.extend(_mentioned_attrs(e.then))
+            names.extend(_mentioned_attrs(e.otherwise))
+    return names
+
+
+def _starts_present(ctx: ParseContext, first: Element) -> bool:
+    """Does the input continue with this optional group (judged by its first element)?"""
+    tok = ctx.parser.lexer.peek()
+    if isinstance(first, Lit):
+        if first.text[:1].isalpha() or first.text[:1] == "_":
+            return tok.kind == "bare" and tok.text == first.text
+        if first.text == "=":
+            return tok.kind == "punct" and tok.text in ("=", "=>")
+        return tok.kind == "punct" and tok.text == first.text
+    if isinstance(first, Var):
+        if first.kind == "operand":
+            return tok.kind == "percent"
+        if first.kind == "region":
+            return tok.is_punct("{")
+        if first.kind == "attr":
+            style = ctx.spec._attr_index[first.name].style
+            if style in ("symbol_name", "symbol"):
+                return tok.kind == "at"
+            if style == "int":
+                return tok.kind in ("int", "hexint") or tok.is_punct("-")
+            if style == "string":
+                return tok.kind == "string"
+            if style == "type":
+                return tok.kind in ("bang", "bare") or tok.is_punct("(")
+            return tok.kind in ("int", "hexint", "float", "string", "at", "hash", "bang") or (
+                tok.kind == "punct" and tok.text in ("[", "{", "-")
+            ) or (tok.kind == "bare" and tok.text != "attributes")
+    if isinstance(first, TypeOf):
+        return tok.kind in ("bang", "bare") or tok.is_punct("(")
+    raise ValueError(f"optional group cannot start with {first!r}")
+
+
+def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
+    i = 0
+    p = ctx.parser
+    while i < len(elements):
+        e = elements[i]
+        if isinstance(e, Lit):
+            text = e.text
+            if text in ("", " ", "\\n"):
+                pass
+            elif text == "=" and i + 2 < len(elements) and elements[i + 1] == Lit("") and elements[i + 2] == Lit(">"):
+                p.expect("=>")
+                i += 2
+            elif text[:1].isalpha() or text[:1] == "_":
+                p.expect_keyword(text)
+            else:
+                p.expect(text)
+        elif isinstance(e, Var):
+            _parse_var(ctx, e)
+        elif isinstance(e, TypeOf):
+            _parse_types(ctx, e.target)
+        elif isinstance(e, AttrDict):
+            if e.keyword:
+                if p.accept_keyword("attributes"):
+                    ctx.attr_dict.update(p.parse_attr_dict_body())
+            elif p.lexer.peek().is_punct("{"):
+                ctx.attr_dict.update(p.parse_attr_dict_body())
+        elif isinstance(e, Regions):
+            while p.lexer.peek().is_punct("{"):
+                spec = ctx.spec
+                index = len(ctx.regions)
+                rspec = spec.regions[index]
+                ctx.regions[rspec.name] = _parse_region(ctx, rspec.name)
+                if not p.accept(","):
+                    break
+        elif isinstance(e, Custom):
+            parse_fn, _ = DIRECTIVES[e.name]
+            parse_fn(ctx, e.args)
+        elif isinstance(e, Group):
+            if _starts_present(ctx, e.then[0]):
+                _parse_seq(ctx, e.then)
+                for x in e.then:
+                    if isinstance(x, Var) and x.anchor and x.kind == "attr" and x.name not in ctx.attrs:
+                        ctx.attrs[x.name] = UnitAttr()
+            else:
+                _parse_seq(ctx, e.otherwise)
+        i += 1
+
+
+def _parse_region(ctx: ParseContext, name: str) -> Region:
+    rspec = next(r for r in ctx.spec.regions if r.name == name)
+    if "opaque_body" in ctx.spec.traits:
+        return ctx.parser.parse_region_or_verbatim(
+            isolated=ctx.spec.isolated, default_dialect=ctx.spec.default_dialect, implicit_terminator=rspec.terminator
+        )
+    return ctx.parser.parse_region(
+        isolated=ctx.spec.isolated,
+        default_dialect=ctx.spec.default_dialect,
+        implicit_terminator=rspec.terminator,
+    )
+
+
+def _parse_var(ctx: ParseContext, e: Var) -> None:
+    p = ctx.parser
+    if e.kind == "operand":
+        arity = ctx.arity(e.name)
+        if arity == "single":
+            ctx.operands[e.name] = [p.parse_operand()]
+        elif arity == "optional":
+            u = p.parse_optional_operand()
+            ctx.operands[e.name] = [u] if u is not None else []
+        else:
+            uses = []
+            while p.lexer.peek().kind == "percent":
+                uses.append(p.parse_operand())
+                if not p.accept(","):
+                    break
+            ctx.operands[e.name] = uses
+    elif e.kind == "attr":
+        attr = ctx.spec._attr_index[e.name]
+        # A unit attribute anchoring an optional group is spelled by the group's keyword only.
+        ctx.attrs[e.name] = UnitAttr() if attr.style == "unit" else parse_attr_styled(p, attr.style, attr.int_type)
+    elif e.kind == "region":
+        ctx.regions[e.name] = _parse_region(ctx, e.name)
+    else:
+        raise ValueError(f"cannot parse result variable ${e.name}")
+
+
+def parse_attr_styled(p: Parser, style: str, int_type: Type) -> Attribute:
+    if style == "symbol_name":
+        tok = p.lexer.next()
+        if tok.kind != "at":
+            raise p.error(f"expected a symbol name (@name), found '{tok.text}'", tok)
+        from stream.ir.parse_attrs import _symbol_text
+
+        return StringAttr(_symbol_text(tok.text))
+    if style == "symbol":
+        return p.parse_symbol_ref()
+    if style == "int":
+        neg = p.accept("-")
+        tok = p.lexer.next()
+        if tok.kind not in ("int", "hexint"):
+            raise p.error(f"expected an integer, found '{tok.text}'", tok)
+        value = int(tok.text, 0)
+        return IntegerAttr(-value if neg else value, int_type)
+    if style == "string":
+        tok = p.lexer.next()
+        if tok.kind != "string":
+            raise p.error(f"expected a string, found '{tok.text}'", tok)
+        from stream.ir.parse_attrs import unescape
+
+        return StringAttr(unescape(tok.text))
+    if style == "type":
+        return TypeAttr(p.parse_type())
+    return p.parse_attribute()
+
+
+def _parse_types(ctx: ParseContext, target: str) -> None:
+    p = ctx.parser
+    arity = ctx.arity(target)
+    if arity == "single":
+        ctx.types[target] = [p.parse_type()]
+        return
+    types: list[Type] = []
+    tok = p.lexer.peek()
+    if tok.kind in ("bang", "bare") or tok.is_punct("("):
+        types.append(p.parse_type())
+        while p.accept(","):
+            types.append(p.parse_type())
+    ctx.types[target] = types
+
+
+def _finish(ctx: ParseContext) -> None:
+    spec = ctx.spec
+    state = ctx.state
+    if spec.infer is not None:
+        spec.infer(ctx)
+    for group in spec.same_type:
+        known = next((ctx.types[n] for n in group if n in ctx.types), None)
+        if known is not None:
+            for n in group:
+                if n not in ctx.types:
+                    count = len(ctx.operands.get(n, [])) if n in spec._operand_index else len(known)
+                    ctx.types[n] = [known[0]] * count if count != len(known) else list(known)
+    sizes: list[int] = []
+    for o in spec.operands:
+        if o.name in ctx.resolved:
+            values = ctx.resolved[o.name]
+        else:
+            uses = ctx.operands.get(o.name, [])
+            types = ctx.types.get(o.name)
+            if types is None:
+                if o.type is None and uses:
+                    raise ctx.parser.lexer.error_at(uses[0].pos, f"the type of '%{uses[0].name}' is not given")
+                types = [o.type] * len(uses)  # type: ignore[list-item]
+            values = ctx.parser.resolve_all(uses, types, what=f"'{o.name}' operands")
+        state.operands.extend(values)
+        sizes.append(len(values))
+    result_sizes: list[int] = []
+    for r in spec.results:
+        types = ctx.types.get(r.name)
+        if types is None:
+            if r.type is None or r.arity != "single":
+                raise ctx.parser.error(f"'{spec.name}': the type of result '{r.name}' is not given")
+            types = [r.type]
+        state.result_types.extend(types)
+        result_sizes.append(len(types))
+    state.properties.update({k: v for k, v in ctx.attrs.items() if v is not None})
+    state.properties.update(spec.segment_properties(sizes, result_sizes))
+    for key, value in ctx.attr_dict.items():
+        if key in spec.inherent_attributes:
+            state.properties[key] = value
+        else:
+            state.attributes[key] = value
+    for rspec in spec.regions:
+        state.regions.append(ctx.regions.get(rspec.name, Region(())))
+
+
+# -- printing ------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _PrintState:
+    should_space: bool = True
+    last_punct: bool = False
+
+
+def _space_before(value: str, last_punct: bool) -> bool:
+    if len(value) != 1 and value != "->":
+        return True
+    if last_punct:
+        return value[0] not in ">)}],"
+    return value[0] not in "<>(){}[],"
+
+
+def _print_lit(printer: Printer | None, text: str, st: _PrintState) -> None:
+    """A literal; with `printer=None` only the spacing state advances (see `_print_seq`)."""
+    if text == "":
+        st.last_punct = True
+        st.should_space = False
+        return
+    if text == " ":
+        if printer is not None:
+            printer.write(" ")
+        st.last_punct = False
+        st.should_space = False
+        return
+    if text == "\\n":
+        if printer is not None:
+            printer.newline()
+        st.last_punct = True
+        st.should_space = False
+        return
+    if printer is not None:
+        if st.should_space and _space_before(text, st.last_punct):
+            printer.write(" ")
+        printer.write(text)
+    st.should_space = len(text) != 1 or text[0] not in "<({["
+    st.last_punct = text[0] != "_" and not text[0].isalpha()
+
+
+def _element_space(printer: Printer | None, st: _PrintState) -> None:
+    if printer is not None and (st.should_space or not st.last_punct):
+        printer.write(" ")
+    st.last_punct = False
+    st.should_space = True
+
+
+def _present(op: Op, spec: OpSpec, e: Element) -> bool:
+    if isinstance(e, Var):
+        if e.kind == "operand":
+            return bool(spec.operand_group(op, e.name))
+        if e.kind == "result":
+            return bool(spec.result_group(op, e.name))
+        if e.kind == "attr":
+            return op.properties.get(e.name) is not None
+        if e.kind == "region":
+            index = next(i for i, r in enumerate(spec.regions) if r.name == e.name)
+            return index < len(op.regions) and bool(op.regions[index].blocks)
+    if isinstance(e, TypeOf):
+        if e.target in spec._operand_index:
+            return bool(spec.operand_group(op, e.target))
+        return bool(spec.result_group(op, e.target))
+    return True
+
+
+def _anchor(elements: tuple[Element, ...]) -> Element:
+    for e in elements:
+        if isinstance(e, (Var, TypeOf)) and e.anchor:
+            return e
+    for e in elements:
+        if isinstance(e, (Var, TypeOf)):
+            return e
+    return elements[0]
+
+
+def _print_seq(
+    printer: Printer | None, op: Op, spec: OpSpec, elements: tuple[Element, ...], st: _PrintState, printed: frozenset[str]
+) -> None:
+    """Print `elements`, or with `printer=None` only advance the spacing state.
+
+    MLIR's generated printers decide spacing from a state threaded through the format at
+    *generation* time: an optional group's elements advance it whether or not the group is
+    printed, and an `else` branch continues from the state the `then` branch left. Emulating
+    that (dry runs of the branch not taken) is what reproduces IREE's spacing exactly.
+    """
+    for e in elements:
+        if isinstance(e, Lit):
+            _print_lit(printer, e.text, st)
+        elif isinstance(e, Group):
+            anchor = _anchor(e.then)
+            present = printer is not None and _present(op, spec, anchor)
+            elide = isinstance(anchor, Var) and anchor.kind == "attr" and anchor is not e.then[0] and _is_unit(spec, anchor.name)
+            body = tuple(x for x in e.then if not (elide and x is anchor))
+            _print_seq(printer if present else None, op, spec, body, st, printed)
+            _print_seq(printer if (printer is not None and not present) else None, op, spec, e.otherwise, st, printed)
+        elif isinstance(e, AttrDict):
+            if printer is not None:
+                extra = {k: v for k, v in op.properties.items() if k not in printed}
+                extra.update(op.attributes)
+                printer.attr_dict(extra, keyword=e.keyword)
+            st.last_punct = False
+        else:
+            _element_space(printer, st)
+            if printer is None:
+                continue
+            if isinstance(e, Var):
+                _print_var(printer, op, spec, e)
+            elif isinstance(e, TypeOf):
+                group = spec.operand_group(op, e.target) if e.target in spec._operand_index else spec.result_group(op, e.target)
+                printer.write(printer.types(v.type for v in group))
+            elif isinstance(e, Regions):
+                for i in range(len(op.regions)):
+                    if i:
+                        printer.write(", ")
+                    print_region_of(printer, op, spec, i)
+            elif isinstance(e, Custom):
+                _, print_fn = DIRECTIVES[e.name]
+                print_fn(printer, op, spec, e.args)
+
+
+def _is_unit(spec: OpSpec, name: str) -> bool:
+    return spec._attr_index[name].style == "unit"
+
+
+def print_region_of(printer: Printer, op: Op, spec: OpSpec, index: int, print_entry_args: bool = True) -> None:
+    rspec = spec.regions[index] if index < len(spec.regions) else None
+    region = op.regions[index]
+    implicit = rspec is not None and rspec.terminator is not None
+    elide = implicit and _is_trivial_terminator(region, rspec.terminator)  # type: ignore[union-attr]
+    printer.print_region(region, op, print_entry_args=print_entry_args, print_terminator=not elide)
+
+
+def _is_trivial_terminator(region: Region, name: str | None) -> bool:
+    if len(region.blocks) != 1 or not region.blocks[0].ops:
+        return False
+    last = region.blocks[0].ops[-1]
+    return last.name == name and not last.operands and not last.attributes and not last.results
+
+
+def _print_var(printer: Printer, op: Op, spec: OpSpec, e: Var) -> None:
+    if e.kind == "operand":
+        printer.write(printer.values(spec.operand_group(op, e.name)))
+    elif e.kind == "attr":
+        attr = op.properties.get(e.name)
+        assert attr is not None
+        printer.write(format_attr_styled(printer, attr, spec._attr_index[e.name].style))
+    elif e.kind == "region":
+        index = next(i for i, r in enumerate(spec.regions) if r.name == e.name)
+        print_region_of(printer, op, spec, index)
+    else:
+        printer.write(printer.values(spec.result_group(op, e.name)))
+
+
+def format_attr_styled(printer: Printer, attr: Attribute, style: str) -> str:
+    if style == "symbol_name" and isinstance(attr, StringAttr):
+        return format_symbol(attr.value)
+    if style == "int" and isinstance(attr, IntegerAttr):
+        return str(attr.value)
+    if style == "type" and isinstance(attr, TypeAttr):
+        return printer.type(attr.type)
+    if style == "symbol" and isinstance(attr, SymbolRefAttr):
+        return str(attr)
+    return printer.attr(attr)

@@ -1,0 +1,464 @@
+"""Parsing of types and attributes (the part of the MLIR grammar with no SSA values).
+
+`AttrParser` is a mixin of the full `Parser`: it only needs the lexer and the alias table.
+Unknown dialect types and attributes (`!hal.buffer_view`, `#hal.executable.target<...>`,
+`affine_map<...>`) are taken as opaque text by bracket balancing, so any valid MLIR reads.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+
+from stream.ir.attributes import (
+    AffinityAttr,
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DenseArrayAttr,
+    DenseAttr,
+    DictAttr,
+    FloatAttr,
+    ImmediateTimepointAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    OptimalAttr,
+    PromiseAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+    format_float,
+)
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.lexer import Lexer, Token
+from stream.ir.types import (
+    F64,
+    FLOAT_NAMES,
+    I1,
+    I64,
+    INDEX,
+    FloatType,
+    FunctionType,
+    IntegerType,
+    Lifetime,
+    NoneType,
+    OpaqueType,
+    ResourceType,
+    TensorType,
+    TimepointType,
+    Type,
+)
+
+__all__ = ["AttrParser", "unescape"]
+
+_INT_TYPE = re.compile(r"(s|u)?i([1-9]\d*)\Z")
+_DIMS = re.compile(r"(?:\*x|(?:(?:\d+|\?)x)*)")
+_OPAQUE_BUILTIN_TYPES = frozenset({"vector", "memref", "complex", "tuple"})
+_OPAQUE_BUILTIN_ATTRS = frozenset(
+    {"affine_map", "affine_set", "dense_resource", "sparse", "strided", "distinct", "opaque", "loc"}
+)
+_LIFETIMES = {lt.value: lt for lt in Lifetime}
+
+
+def unescape(literal: str) -> str:
+    """Decode an MLIR string literal token (with its quotes)."""
+    body = literal[1:-1]
+    if "\\" not in body:
+        return body
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8")
+            i += 1
+            continue
+        nxt = body[i + 1]
+        simple = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+        if nxt in simple:
+            out += simple[nxt].encode()
+            i += 2
+        else:
+            out.append(int(body[i + 1 : i + 3], 16))
+            i += 3
+    return out.decode("utf-8", errors="replace")
+
+
+class AttrParser:
+    """Types and attributes. Subclasses provide `lexer` and `aliases`."""
+
+    lexer: Lexer
+    attr_aliases: dict[str, Attribute]
+    type_aliases: dict[str, Type]
+
+    # -- small helpers shared with the op parser ------------------------------------------
+    def error(self, message: str, tok: Token | None = None) -> DiagnosticError:
+        tok = tok or self.lexer.peek()
+        if tok.kind == "eof":
+            message += " (reached the end of the input: is a closing bracket missing?)"
+        return self.lexer.error_at(tok.pos, message)
+
+    def expect(self, text: str, what: str = "") -> Token:
+        tok = self.lexer.next()
+        if tok.kind != "punct" or tok.text != text:
+            found = "end of input" if tok.kind == "eof" else f"'{tok.text}'"
+            raise self.error(f"expected '{text}'{' ' + what if what else ''}, found {found}", tok)
+        return tok
+
+    def accept(self, text: str) -> bool:
+        tok = self.lexer.peek()
+        if tok.kind == "punct" and tok.text == text:
+            self.lexer.next()
+            return True
+        return False
+
+    def accept_keyword(self, word: str) -> bool:
+        tok = self.lexer.peek()
+        if tok.kind == "bare" and tok.text == word:
+            self.lexer.next()
+            return True
+        return False
+
+    def expect_keyword(self, word: str) -> Token:
+        tok = self.lexer.next()
+        if tok.kind != "bare" or tok.text != word:
+            raise self.error(f"expected '{word}', found '{tok.text or 'end of input'}'", tok)
+        return tok
+
+    def _adjacent(self, ch: str) -> bool:
+        """Is `ch` the very next character (no blank in between)?"""
+        return self.lexer.pos < len(self.lexer.text) and self.lexer.text[self.lexer.pos] == ch and self.lexer._peeked is None
+
+    def _raw_balanced(self, start: int) -> str:
+        """Consume `<...>`, `(...)` or `[...]` starting exactly at `start`; return its text."""
+        pairs = {"<": ">", "(": ")", "[": "]", "{": "}"}
+        end = self.lexer.scan_balanced(start, self.lexer.text[start], pairs[self.lexer.text[start]])
+        self.lexer.reset(end)
+        return self.lexer.text[start:end]
+
+    # -- types -------------------------------------------------------------------------------
+    def parse_type(self) -> Type:
+        tok = self.lexer.next()
+        if tok.kind == "bang":
+            return self._parse_bang_type(tok)
+        if tok.kind == "bare":
+            return self._parse_builtin_type(tok)
+        if tok.kind == "punct" and tok.text == "(":
+            return self._parse_function_type_rest()
+        raise self.error(f"expected a type, found '{tok.text or 'end of input'}'", tok)
+
+    def parse_type_list_parens(self) -> list[Type]:
+        """`(t1, t2)` or `()`."""
+        self.expect("(")
+        types: list[Type] = []
+        if not self.accept(")"):
+            types.append(self.parse_type())
+            while self.accept(","):
+                types.append(self.parse_type())
+            self.expect(")")
+        return types
+
+    def parse_function_result_types(self) -> list[Type]:
+        """After `->`: a single type, or a parenthesized list."""
+        tok = self.lexer.peek()
+        if tok.is_punct("("):
+            return self.parse_type_list_parens()
+        return [self.parse_type()]
+
+    def _parse_function_type_rest(self) -> FunctionType:
+        inputs: list[Type] = []
+        if not self.accept(")"):
+            inputs.append(self.parse_type())
+            while self.accept(","):
+                inputs.append(self.parse_type())
+            self.expect(")")
+        self.expect("->", "in function type")
+        return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
+
+    def _parse_bang_type(self, tok: Token) -> Type:
+        name = tok.text[1:]
+        if name == "stream.resource":
+            if not self._adjacent("<"):
+                raise self.error("expected '<lifetime>' after !stream.resource")
+            self.expect("<")
+            lt_tok = self.lexer.next()
+            text = lt_tok.text
+            if text not in _LIFETIMES:
+                raise self.error(
+                    f"unknown resource lifetime '{text}' (expected one of: "
+                    + ", ".join(_LIFETIMES)
+                    + ")",
+                    lt_tok,
+                )
+            self.expect(">")
+            return ResourceType(_LIFETIMES[text])
+        if name == "stream.timepoint":
+            return TimepointType()
+        if "." not in name and not self._adjacent("<"):
+            if name in self.type_aliases:
+                return self.type_aliases[name]
+            raise self.error(f"undefined type alias '!{name}'", tok)
+        text = tok.text
+        if self._adjacent("<"):
+            text += self._raw_balanced(self.lexer.pos)
+        return OpaqueType(text)
+
+    def _parse_builtin_type(self, tok: Token) -> Type:
+        word = tok.text
+        if word == "index":
+            return INDEX
+        if word == "none":
+            return NoneType()
+        if word in FLOAT_NAMES:
+            return FloatType(word)
+        m = _INT_TYPE.match(word)
+        if m:
+            return IntegerType(int(m.group(2)), m.group(1) or "")
+        if word == "tensor":
+            return self._parse_tensor_type()
+        if word in _OPAQUE_BUILTIN_TYPES and self._adjacent("<"):
+            return OpaqueType(word + self._raw_balanced(self.lexer.pos))
+        raise self.error(f"unknown type '{word}'", tok)
+
+    def _parse_tensor_type(self) -> TensorType:
+        if not self._adjacent("<"):
+            raise self.error("expected '<' after 'tensor'")
+        self.expect("<")
+        m = _DIMS.match(self.lexer.text, self.lexer.pos)
+        assert m is not None
+        dims_text = m.group()
+        self.lexer.reset(m.end())
+        shape: tuple[int | None, ...] | None
+        if dims_text == "*x":
+            shape = None
+        else:
+            shape = tuple(None if d == "?" else int(d) for d in dims_text.split("x")[:-1])
+        element = self.parse_type()
+        encoding = self.parse_attribute() if self.accept(",") else None
+        self.expect(">", "to close tensor type")
+        return TensorType(shape, element, encoding)
+
+    # -- attributes ----------------------------------------------------------------------------
+    def parse_attribute(self, typed_opaque: bool = False) -> Attribute:
+        """One attribute. With `typed_opaque`, a dialect attribute may carry `: type` (as in an
+        alias definition `#x = #hal.device.target<...> : !hal.device`)."""
+        lex = self.lexer
+        tok = lex.peek()
+        kind = tok.kind
+        if kind in ("int", "hexint", "float") or tok.is_punct("-"):
+            return self._parse_number_attr()
+        if kind == "string":
+            lex.next()
+            return StringAttr(unescape(tok.text))
+        if kind == "at":
+            return self.parse_symbol_ref()
+        if tok.is_punct("["):
+            lex.next()
+            elems: list[Attribute] = []
+            if not self.accept("]"):
+                elems.append(self.parse_attribute(typed_opaque=True))
+                while self.accept(","):
+                    elems.append(self.parse_attribute(typed_opaque=True))
+                self.expect("]", "to close array attribute")
+            return ArrayAttr(tuple(elems))
+        if tok.is_punct("{"):
+            return DictAttr.of(self.parse_attr_dict_body())
+        if kind == "hash":
+            return self._parse_hash_attr(typed_opaque)
+        if kind == "bare":
+            word = tok.text
+            if word in ("true", "false"):
+                lex.next()
+                return BoolAttr(word == "true")
+            if word == "unit":
+                lex.next()
+                return UnitAttr()
+            if word == "dense":
+                return self._parse_dense()
+            if word == "array":
+                return self._parse_dense_array()
+            if word in _OPAQUE_BUILTIN_ATTRS:
+                lex.next()
+                if not self._adjacent("<") and not self._adjacent("(") and not self._adjacent("["):
+                    raise self.error(f"expected '<' after '{word}'")
+                text = word + self._raw_balanced(lex.pos)
+                while self._adjacent("<") or self._adjacent("("):  # distinct[0]<...>
+                    text += self._raw_balanced(lex.pos)
+                return OpaqueAttr(text)
+            return TypeAttr(self.parse_type())
+        if kind == "bang" or tok.is_punct("("):
+            return TypeAttr(self.parse_type())
+        raise self.error(f"expected an attribute, found '{tok.text or 'end of input'}'", tok)
+
+    def parse_symbol_ref(self) -> SymbolRefAttr:
+        tok = self.lexer.next()
+        if tok.kind != "at":
+            raise self.error(f"expected a symbol reference (@name), found '{tok.text}'", tok)
+        parts = [_symbol_text(tok.text)]
+        while self.lexer.peek().is_punct("::"):
+            self.lexer.next()
+            nxt = self.lexer.next()
+            if nxt.kind != "at":
+                raise self.error("expected '@name' after '::'", nxt)
+            parts.append(_symbol_text(nxt.text))
+        return SymbolRefAttr(parts[0], tuple(parts[1:]))
+
+    def parse_attr_dict_body(self) -> dict[str, Attribute]:
+        """`{name = attr, unit_name, "quoted" = attr}` (the opening brace is next)."""
+        self.expect("{")
+        entries: dict[str, Attribute] = {}
+        if self.accept("}"):
+            return entries
+        while True:
+            tok = self.lexer.next()
+            if tok.kind == "bare":
+                key = tok.text
+            elif tok.kind == "string":
+                key = unescape(tok.text)
+            else:
+                raise self.error(f"expected an attribute name, found '{tok.text or 'end of input'}'", tok)
+            if key in entries:
+                raise self.error(f"duplicate attribute '{key}'", tok)
+            entries[key] = self.parse_attribute(typed_opaque=True) if self.accept("=") else UnitAttr()
+            if self.accept("}"):
+                return entries
+            self.expect(",", "or '}' in attribute dictionary")
+
+    def _parse_number_attr(self) -> Attribute:
+        lex = self.lexer
+        neg = self.accept("-")
+        tok = lex.next()
+        if tok.kind not in ("int", "hexint", "float"):
+            raise self.error(f"expected a number, found '{tok.text}'", tok)
+        type_: Type | None = self.parse_type() if self.accept(":") else None
+        if tok.kind == "float" or isinstance(type_, FloatType):
+            ftype = type_ if isinstance(type_, FloatType) else F64
+            if tok.kind == "hexint":
+                value = _float_from_bits(int(tok.text, 16), ftype)
+            else:
+                value = float(tok.text)
+            return FloatAttr(-value if neg else value, ftype)
+        ivalue = int(tok.text, 0)
+        ivalue = -ivalue if neg else ivalue
+        itype = type_ or I64
+        if itype == I1:
+            return BoolAttr(bool(ivalue))
+        return IntegerAttr(ivalue, itype)
+
+    def _parse_hash_attr(self, typed_opaque: bool) -> Attribute:
+        tok = self.lexer.next()
+        name = tok.text[1:]
+        if name == "hal.device.affinity" or name == "hal.device.promise":
+            self.expect("<")
+            device = self.parse_symbol_ref().root
+            queues = None
+            if self.accept(","):
+                arr = self.parse_attribute()
+                if not isinstance(arr, ArrayAttr) or not all(isinstance(e, IntegerAttr) for e in arr):
+                    raise self.error("expected a queue list like [0, 1]")
+                queues = tuple(e.value for e in arr.elements)  # type: ignore[attr-defined]
+            self.expect(">")
+            cls = AffinityAttr if name == "hal.device.affinity" else PromiseAttr
+            return cls(device, queues)
+        if name == "hal.device.optimal":
+            self.expect("<")
+            arr = self.parse_attribute()
+            self.expect(">")
+            if not isinstance(arr, ArrayAttr):
+                raise self.error("expected a list of affinities in #hal.device.optimal<[...]>")
+            return OptimalAttr(arr.elements)
+        if name == "stream.timepoint" and self._adjacent("<"):
+            start = self.lexer.pos
+            body = self._raw_balanced(start)
+            if body == "<immediate>":
+                return ImmediateTimepointAttr()
+            return OpaqueAttr(tok.text + body)
+        if "." not in name and not self._adjacent("<"):
+            if name in self.attr_aliases:
+                return self.attr_aliases[name]
+            raise self.error(f"undefined attribute alias '#{name}'", tok)
+        text = tok.text
+        if self._adjacent("<"):
+            text += self._raw_balanced(self.lexer.pos)
+        if typed_opaque and self.lexer.peek().is_punct(":"):
+            self.lexer.next()
+            text += f" : {self.parse_type()}"
+        return OpaqueAttr(text)
+
+    def _parse_dense(self) -> DenseAttr:
+        self.lexer.next()
+        if not self._adjacent("<"):
+            raise self.error("expected '<' after 'dense'")
+        start = self.lexer.pos
+        raw = self._raw_balanced(start)[1:-1]
+        self.expect(":", "and the type of the dense constant")
+        type_ = self.parse_type()
+        return DenseAttr(_normalize_dense(raw, type_), type_)
+
+    def _parse_dense_array(self) -> DenseArrayAttr:
+        self.lexer.next()
+        self.expect("<")
+        etype = self.parse_type()
+        values: list[int | float] = []
+        if self.accept(":"):
+            while True:
+                attr = self._parse_number_attr() if not self.lexer.peek().kind == "bare" else self.parse_attribute()
+                if isinstance(attr, IntegerAttr):
+                    values.append(attr.value)
+                elif isinstance(attr, FloatAttr):
+                    values.append(attr.value)
+                elif isinstance(attr, BoolAttr):
+                    values.append(int(attr.value))
+                else:
+                    raise self.error("expected a number in array<...>")
+                if not self.accept(","):
+                    break
+        self.expect(">", "to close array<...>")
+        if isinstance(etype, FloatType):
+            values = [float(v) for v in values]
+        return DenseArrayAttr(etype, tuple(values))
+
+
+def _symbol_text(tok_text: str) -> str:
+    body = tok_text[1:]
+    return unescape(body) if body.startswith('"') else body
+
+
+def _float_from_bits(bits: int, t: FloatType) -> float:
+    if t.width == 32:
+        return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+    if t.width == 16 and t.name == "f16":
+        return struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
+    return struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0]
+
+
+_DENSE_TOKEN = re.compile(r"\s*(?:(-?\d+\.\d*(?:[eE][+\-]?\d+)?|-?\d+(?:[eE][+\-]?\d+)?)|(true|false)|([\[\](),]))")
+
+
+def _normalize_dense(raw: str, type_: Type) -> str:
+    """Re-spell the numbers of a dense literal as MLIR prints them; other bodies (hex blobs,
+    strings, complex values) are kept with blanks collapsed."""
+    element = type_.element if isinstance(type_, TensorType) else None
+    pos, out = 0, []
+    text = raw.strip()
+    if not text or text.startswith('"') or element is None:
+        return " ".join(text.split())
+    while pos < len(text):
+        m = _DENSE_TOKEN.match(text, pos)
+        if m is None:
+            return " ".join(text.split())
+        num, boolean, punct = m.groups()
+        if num is not None:
+            if isinstance(element, FloatType):
+                out.append(format_float(float(num), element))
+            elif isinstance(element, IntegerType) and element.width == 1:
+                out.append("true" if int(float(num)) else "false")
+            else:
+                out.append(str(int(num)) if "." not in num and "e" not in num.lower() else num)
+        elif boolean is not None:
+            out.append(boolean)
+        else:
+            out.append(punct + " " if punct == "," else punct)
+        pos = m.end()
+    return "".join(out)

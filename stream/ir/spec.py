@@ -1,0 +1,341 @@
+"""Op specifications: one declarative record per op, from which everything else is derived.
+
+An `OpSpec` names the op's operand groups, results, inherent attributes and regions in IREE's ODS
+order (so that the generic form, `operandSegmentSizes` included, matches IREE's byte for byte),
+its level, traits, tie rule and pretty syntax (an MLIR declarative assembly format, see
+`stream.ir.format`). From it come:
+
+* accessors: `view(op).await_timepoint`, `view(op).resource_operands`, ...;
+* the structural checks of an op's shape (`check_shape`);
+* what the parser and printer need (`stream.ir.spec_registry.RegisteredOp`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from stream.ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, IntegerAttr
+from stream.ir.core import Op, Region, Value
+from stream.ir.spec_registry import OpState, register
+from stream.ir.types import I32, INDEX, TIMEPOINT, Type
+
+if TYPE_CHECKING:
+    from stream.ir.format import Format, ParseContext
+    from stream.ir.parser import Parser
+    from stream.ir.printer import Printer
+
+__all__ = ["Operand", "Result", "Attr", "RegionSpec", "OpSpec", "OpView", "view", "spec_of", "SPECS", "Level"]
+
+Arity = Literal["single", "optional", "variadic"]
+Level = Literal["input", "tensor", "async", "cmd", "any"]
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """An operand group. `type` is the type every value of the group has when the constraint
+    fixes it (index sizes, timepoints); the pretty parser then needs no `type(...)` for it.
+    `kind` names the constraint the structural verifier checks."""
+
+    name: str
+    arity: Arity = "single"
+    type: Type | None = None
+    kind: str = "any"  # any | resource | timepoint | index | scalar
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    name: str
+    arity: Arity = "single"
+    type: Type | None = None
+    kind: str = "any"
+
+
+AttrPrint = Literal["attr", "symbol_name", "symbol", "int", "string", "type", "unit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """An inherent attribute. `style` says how the pretty form spells it: a full attribute, a
+    symbol name (`@f` for a StringAttr), an integer without its type, a bare type, ..."""
+
+    name: str
+    required: bool = False
+    style: AttrPrint = "attr"
+    int_type: Type = INDEX  # for style="int"
+
+
+@dataclass(frozen=True, slots=True)
+class RegionSpec:
+    name: str
+    terminator: str | None = None  # an implicit terminator the pretty form leaves out
+
+
+@dataclass(eq=False)
+class OpSpec:
+    name: str
+    operands: tuple[Operand, ...] = ()
+    results: tuple[Result, ...] = ()
+    attrs: tuple[Attr, ...] = ()
+    regions: tuple[RegionSpec, ...] = ()
+    # Levels at which the op may appear, and the level its presence puts a function at.
+    levels: frozenset[str] = frozenset({"input", "tensor", "async", "cmd"})
+    defines_level: Level | None = None
+    traits: frozenset[str] = frozenset()
+    format: str | None = None
+    summary: str = ""
+    default_dialect: str | None = None
+    # Tied results: the name of the operand group that IREE's `tied_operands` property indexes
+    # into (e.g. "resource_operands"), or a fixed map result -> operand ({"result": "target"}).
+    ties: str | Mapping[str, str] | None = None
+    asm_names: Callable[[Op], list[str | None]] | None = None
+    # Fills in result/operand types the format does not spell (arith.constant's result type).
+    infer: Callable[[ParseContext], None] | None = None
+    # Groups of operands/results that share one type (SameOperandsAndResultType).
+    same_type: tuple[tuple[str, ...], ...] = ()
+    # Extra structural checks: returns error messages.
+    verify: Callable[[Op], list[str]] | None = None
+    # Hand-written syntax for the few ops a declarative format cannot express.
+    custom_parse: Callable[[Parser, OpState], None] | None = None
+    custom_print: Callable[[Printer, Op], None] | None = None
+    _format: Format | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.traits = frozenset(self.traits)
+        self.levels = frozenset(self.levels)
+        variable = [o for o in self.operands if o.arity != "single"]
+        # Several variable-length groups need `operandSegmentSizes`, unless the op declares
+        # that they all have the same length (IREE's stream.yield).
+        self.segmented = len(variable) > 1 and "same_variadic_size" not in self.traits
+        self.result_segmented = len([r for r in self.results if r.arity != "single"]) > 1
+        names = {a.name for a in self.attrs}
+        if self.segmented:
+            names.add("operandSegmentSizes")
+        if self.result_segmented:
+            names.add("resultSegmentSizes")
+        self.inherent_attributes = frozenset(names)
+        self.isolated = "isolated" in self.traits
+        self._operand_index = {o.name: i for i, o in enumerate(self.operands)}
+        self._result_index = {r.name: i for i, r in enumerate(self.results)}
+        self._attr_index = {a.name: a for a in self.attrs}
+
+    # -- RegisteredOp protocol -------------------------------------------------------------
+    def has_pretty(self) -> bool:
+        return self.format is not None or self.custom_parse is not None
+
+    def _compiled(self) -> Format:
+        if self._format is None:
+            from stream.ir.format import compile_format
+
+            assert self.format is not None
+            self._format = compile_format(self, self.format)
+        return self._format
+
+    def parse_pretty(self, parser: Parser, state: OpState) -> None:
+        if self.custom_parse is not None:
+            self.custom_parse(parser, state)
+        else:
+            self._compiled().parse(parser, state)
+
+    def print_pretty(self, printer: Printer, op: Op) -> None:
+        if self.custom_print is not None:
+            self.custom_print(printer, op)
+        else:
+            self._compiled().print(printer, op)
+
+    def asm_result_names(self, op: Op) -> list[str | None] | None:
+        return self.asm_names(op) if self.asm_names else None
+
+    # -- segments ---------------------------------------------------------------------------
+    def operand_sizes(self, op: Op) -> list[int]:
+        """Number of values in each operand group of `op`."""
+        return _group_sizes(self.operands, len(op.operands), op.properties.get("operandSegmentSizes"), self.segmented)
+
+    def result_sizes(self, op: Op) -> list[int]:
+        return _group_sizes(self.results, len(op.results), op.properties.get("resultSegmentSizes"), self.result_segmented)
+
+    def operand_group(self, op: Op, name: str) -> tuple[Value, ...]:
+        index = self._operand_index[name]
+        sizes = self.operand_sizes(op)
+        start = sum(sizes[:index])
+        return op.operands[start : start + sizes[index]]
+
+    def result_group(self, op: Op, name: str) -> tuple[Value, ...]:
+        index = self._result_index[name]
+        sizes = self.result_sizes(op)
+        start = sum(sizes[:index])
+        return op.results[start : start + sizes[index]]
+
+    def operand_offset(self, op: Op, name: str) -> int:
+        """Index in `op.operands` of the first value of a group."""
+        sizes = self.operand_sizes(op)
+        return sum(sizes[: self._operand_index[name]])
+
+    def segment_properties(self, sizes: list[int], results: list[int] | None = None) -> dict[str, Attribute]:
+        props: dict[str, Attribute] = {}
+        if self.segmented:
+            props["operandSegmentSizes"] = DenseArrayAttr(I32, tuple(sizes))
+        if self.result_segmented and results is not None:
+            props["resultSegmentSizes"] = DenseArrayAttr(I32, tuple(results))
+        return props
+
+    # -- building ------------------------------------------------------------------------------
+    def build(
+        self,
+        operands: Mapping[str, Value | None | tuple[Value, ...] | list[Value]] | None = None,
+        results: Mapping[str, Type | tuple[Type, ...] | list[Type]] | None = None,
+        attrs: Mapping[str, Attribute | None] | None = None,
+        regions: tuple[Region, ...] = (),
+        discardable: Mapping[str, Attribute] | None = None,
+        location: Any = None,
+    ) -> Op:
+        """Build an op from named groups (segment sizes are derived, `None` attributes dropped)."""
+        operands = operands or {}
+        results = results or {}
+        flat: list[Value] = []
+        sizes: list[int] = []
+        for o in self.operands:
+            group = _as_tuple(operands.get(o.name))
+            if o.arity == "single" and len(group) != 1:
+                raise ValueError(f"{self.name}: operand '{o.name}' needs exactly one value")
+            if o.arity == "optional" and len(group) > 1:
+                raise ValueError(f"{self.name}: operand '{o.name}' takes at most one value")
+            flat.extend(group)
+            sizes.append(len(group))
+        unknown = set(operands) - set(self._operand_index)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown operand group(s) {sorted(unknown)}")
+        values: list[Value] = []
+        rsizes: list[int] = []
+        for r in self.results:
+            types = _as_tuple(results.get(r.name, r.type if r.arity == "single" else ()))
+            values.extend(Value(t) for t in types)  # type: ignore[arg-type]
+            rsizes.append(len(types))
+        props = {k: v for k, v in (attrs or {}).items() if v is not None}
+        props.update(self.segment_properties(sizes, rsizes))
+        from stream.ir.core import UNKNOWN_LOC, freeze
+
+        return Op(
+            self.name,
+            tuple(flat),
+            tuple(values),
+            freeze(props),
+            freeze(discardable),
+            regions,
+            location=location or UNKNOWN_LOC,
+        )
+
+    # -- ties ---------------------------------------------------------------------------------
+    def tied_operand(self, op: Op, result_index: int) -> int | None:
+        """Index in `op.operands` of the operand result `result_index` is tied to, if any."""
+        if self.ties is None:
+            return None
+        if isinstance(self.ties, str):
+            tied = op.properties.get("tied_operands")
+            if not isinstance(tied, ArrayAttr) or result_index >= len(tied):
+                return None
+            entry = tied.elements[result_index]
+            if not isinstance(entry, IntegerAttr) or entry.value < 0:
+                return None
+            # IREE numbers tied operands from the start of the op's tiable operand group.
+            return self.operand_offset(op, self.ties) + entry.value
+        assert isinstance(self.ties, Mapping)
+        for result_name, operand_name in self.ties.items():
+            group = self.result_group(op, result_name)
+            start = sum(self.result_sizes(op)[: self._result_index[result_name]])
+            if start <= result_index < start + len(group):
+                return self.operand_offset(op, operand_name) + (result_index - start)
+        return None
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, (tuple, list)):
+        return tuple(x)
+    return (x,)
+
+
+def _group_sizes(groups: tuple[Any, ...], total: int, segments: Attribute | None, segmented: bool) -> list[int]:
+    if segmented:
+        if isinstance(segments, DenseArrayAttr) and len(segments.values) == len(groups):
+            return [int(v) for v in segments.values]
+        raise SegmentError(f"missing or malformed segment sizes ({len(groups)} groups expected)")
+    fixed = sum(1 for g in groups if g.arity == "single")
+    variable = len(groups) - fixed
+    rest = max(total - fixed, 0)
+    share = rest // variable if variable else 0
+    return [1 if g.arity == "single" else share for g in groups]
+
+
+class SegmentError(ValueError):
+    pass
+
+
+SPECS: dict[str, OpSpec] = {}
+
+
+def define(spec: OpSpec) -> OpSpec:
+    """Register an op spec (used by the tables in `stream.dialect`)."""
+    SPECS[spec.name] = spec
+    register(spec)
+    return spec
+
+
+def spec_of(op: Op | str) -> OpSpec | None:
+    from stream.ir.spec_registry import lookup
+
+    found = lookup(op if isinstance(op, str) else op.name)
+    return found if isinstance(found, OpSpec) else None
+
+
+class OpView:
+    """Named access to an op's operand groups, results, attributes and regions.
+
+    `view(op).await_timepoint` is the optional await operand (or None), `view(op).resource_operands`
+    a tuple, `view(op).affinity` the attribute (or None), `view(op).body` the region.
+    """
+
+    __slots__ = ("op", "spec")
+
+    def __init__(self, op: Op, spec: OpSpec) -> None:
+        self.op = op
+        self.spec = spec
+
+    def __getattr__(self, name: str) -> Any:
+        spec = self.spec
+        if name in spec._operand_index:
+            group = spec.operand_group(self.op, name)
+            arity = spec.operands[spec._operand_index[name]].arity
+            if arity == "single":
+                return group[0]
+            if arity == "optional":
+                return group[0] if group else None
+            return group
+        if name in spec._result_index:
+            group = spec.result_group(self.op, name)
+            arity = spec.results[spec._result_index[name]].arity
+            if arity == "single":
+                return group[0]
+            if arity == "optional":
+                return group[0] if group else None
+            return group
+        if name in spec._attr_index:
+            return self.op.properties.get(name)
+        for i, r in enumerate(spec.regions):
+            if r.name == name:
+                return self.op.regions[i] if i < len(self.op.regions) else None
+        raise AttributeError(f"'{spec.name}' has no operand, result, attribute or region '{name}'")
+
+
+def view(op: Op) -> OpView:
+    spec = spec_of(op)
+    if spec is None:
+        raise KeyError(f"no spec for '{op.name}'")
+    return OpView(op, spec)
+
+
+# Types fixed by common constraints, used by the op tables.
+SIZE = Operand  # alias for readability in tables: SIZE("target_size", type=INDEX)
+TIMEPOINT_T = TIMEPOINT

@@ -1,0 +1,219 @@
+"""Types of the streamproof IR.
+
+Every type is a frozen, slotted dataclass: hashable and compared by value, so that two parses of
+the same text give equal types. Types the project reasons about (tensors, resources, timepoints,
+scalars) are modelled; anything else (`!hal.buffer_view`, `vector<4xf32>`, ...) is kept as
+`OpaqueType` text and printed back verbatim.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = [
+    "Type",
+    "IndexType",
+    "IntegerType",
+    "FloatType",
+    "NoneType",
+    "TensorType",
+    "Lifetime",
+    "ResourceType",
+    "TimepointType",
+    "FunctionType",
+    "OpaqueType",
+    "INDEX",
+    "I1",
+    "I8",
+    "I16",
+    "I32",
+    "I64",
+    "F16",
+    "BF16",
+    "F32",
+    "F64",
+    "TIMEPOINT",
+    "element_byte_width",
+]
+
+
+class Type:
+    """Base of all IR types. Subclasses are frozen dataclasses."""
+
+    __slots__ = ()
+
+    def __str__(self) -> str:  # pragma: no cover - overridden everywhere
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class IndexType(Type):
+    def __str__(self) -> str:
+        return "index"
+
+
+@dataclass(frozen=True, slots=True)
+class IntegerType(Type):
+    """`iN`, `siN` or `uiN`."""
+
+    width: int
+    signedness: str = ""  # "", "s" or "u"
+
+    def __str__(self) -> str:
+        return f"{self.signedness}i{self.width}"
+
+
+@dataclass(frozen=True, slots=True)
+class FloatType(Type):
+    """`f16`, `bf16`, `f32`, `f64` (and the other MLIR float spellings)."""
+
+    name: str
+
+    @property
+    def width(self) -> int:
+        return _FLOAT_WIDTHS.get(self.name, 0)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+_FLOAT_WIDTHS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 19, "f80": 80, "f128": 128}
+FLOAT_NAMES = frozenset(_FLOAT_WIDTHS) | {
+    "f4E2M1FN",
+    "f6E2M3FN",
+    "f6E3M2FN",
+    "f8E3M4",
+    "f8E4M3",
+    "f8E4M3FN",
+    "f8E4M3FNUZ",
+    "f8E4M3B11FNUZ",
+    "f8E5M2",
+    "f8E5M2FNUZ",
+    "f8E8M0FNU",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NoneType(Type):
+    def __str__(self) -> str:
+        return "none"
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """`tensor<4x?xf32>` (`None` marks a dynamic dim) or unranked `tensor<*xf32>` (`shape is None`).
+
+    Dynamic dims take their value from index operands written `{%d}` after the type, as IREE does;
+    the type itself only records that the dim is dynamic. `encoding` is an attribute kept as text.
+    """
+
+    shape: tuple[int | None, ...] | None
+    element: Type
+    encoding: object | None = None  # an Attribute; `object` avoids an import cycle
+
+    @property
+    def rank(self) -> int:
+        return -1 if self.shape is None else len(self.shape)
+
+    @property
+    def dynamic_dims(self) -> int:
+        """Number of `?` dims, i.e. of `{%d}` index values that must accompany this type."""
+        return 0 if self.shape is None else sum(1 for d in self.shape if d is None)
+
+    @property
+    def is_static(self) -> bool:
+        return self.shape is not None and self.dynamic_dims == 0
+
+    def num_elements(self) -> int | None:
+        if not self.is_static:
+            return None
+        n = 1
+        for d in self.shape or ():
+            assert d is not None
+            n *= d
+        return n
+
+    def __str__(self) -> str:
+        if self.shape is None:
+            dims = "*x"
+        else:
+            dims = "".join(("?" if d is None else str(d)) + "x" for d in self.shape)
+        enc = f", {self.encoding}" if self.encoding is not None else ""
+        return f"tensor<{dims}{self.element}{enc}>"
+
+
+class Lifetime(enum.Enum):
+    """`!stream.resource<L>` lifetimes, in IREE's source order."""
+
+    UNKNOWN = "*"
+    EXTERNAL = "external"
+    STAGING = "staging"
+    TRANSIENT = "transient"
+    VARIABLE = "variable"
+    CONSTANT = "constant"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceType(Type):
+    """`!stream.resource<lifetime>`. Its byte size travels as an index value `{%n}` beside it."""
+
+    lifetime: Lifetime
+
+    def __str__(self) -> str:
+        return f"!stream.resource<{self.lifetime.value}>"
+
+
+@dataclass(frozen=True, slots=True)
+class TimepointType(Type):
+    def __str__(self) -> str:
+        return "!stream.timepoint"
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionType(Type):
+    inputs: tuple[Type, ...]
+    results: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        ins = ", ".join(map(str, self.inputs))
+        if len(self.results) == 1 and not isinstance(self.results[0], FunctionType):
+            outs = str(self.results[0])
+        else:
+            outs = "(" + ", ".join(map(str, self.results)) + ")"
+        return f"({ins}) -> {outs}"
+
+
+@dataclass(frozen=True, slots=True)
+class OpaqueType(Type):
+    """Any type the project does not model, kept as its exact text (`!hal.buffer_view`)."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+INDEX = IndexType()
+I1 = IntegerType(1)
+I8 = IntegerType(8)
+I16 = IntegerType(16)
+I32 = IntegerType(32)
+I64 = IntegerType(64)
+F16 = FloatType("f16")
+BF16 = FloatType("bf16")
+F32 = FloatType("f32")
+F64 = FloatType("f64")
+TIMEPOINT = TimepointType()
+
+
+def element_byte_width(t: Type) -> int | None:
+    """Bytes per element of a scalar type as stored in a resource (i1 takes a byte), or None."""
+    if isinstance(t, IntegerType):
+        return max(1, (t.width + 7) // 8)
+    if isinstance(t, FloatType):
+        w = t.width
+        return (w + 7) // 8 if w else 1
+    if isinstance(t, IndexType):
+        return 8
+    return None
