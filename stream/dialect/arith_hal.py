@@ -4,7 +4,7 @@ functions (`hal.element_type`, `hal.encoding_type`, `hal.buffer_view.assert`).""
 from __future__ import annotations
 
 from stream.dialect.common import ANY, anyv, idx
-from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
+from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, OpaqueAttr, TypeAttr
 from stream.ir.core import Op
 from stream.ir.parser import Parser
 from stream.ir.printer import Printer
@@ -71,17 +71,23 @@ define(OpSpec(
 ))
 
 # -- binary and cast ops -------------------------------------------------------------------------
-_BINARY = (
-    "addi", "subi", "muli", "divui", "divsi", "ceildivui", "ceildivsi", "floordivsi", "remui", "remsi",
-    "andi", "ori", "xori", "shli", "shrui", "shrsi", "maxui", "maxsi", "minui", "minsi",
-    "addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf",
-)
-for _op in _BINARY:
+_OVERFLOW = Attr("overflowFlags", default=OpaqueAttr("#arith.overflow<none>"))
+_FASTMATH = Attr("fastmath", default=OpaqueAttr("#arith.fastmath<none>"))
+_BINARY = {
+    **dict.fromkeys(("addi", "subi", "muli", "shli"), (_OVERFLOW,)),
+    **dict.fromkeys(
+        ("divui", "divsi", "ceildivui", "ceildivsi", "floordivsi", "remui", "remsi", "andi", "ori", "xori",
+         "shrui", "shrsi", "maxui", "maxsi", "minui", "minsi"),
+        (),
+    ),
+    **dict.fromkeys(("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf"), (_FASTMATH,)),
+}
+for _op, _attrs in _BINARY.items():
     define(OpSpec(
         f"arith.{_op}",
         operands=(anyv("lhs"), anyv("rhs")),
         results=(Result("result"),),
-        attrs=(Attr("overflowFlags"), Attr("fastmath")),
+        attrs=_attrs,
         levels=ANY,
         traits=frozenset({"pure"}),
         same_type=(("lhs", "rhs", "result"),),

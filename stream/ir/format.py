@@ -493,6 +493,9 @@ def _finish(ctx: ParseContext) -> None:
         state.result_types.extend(types)
         result_sizes.append(len(types))
     state.properties.update({k: v for k, v in ctx.attrs.items() if v is not None})
+    for attr in spec.attrs:
+        if attr.default is not None and attr.name not in state.properties and attr.name not in ctx.attr_dict:
+            state.properties[attr.name] = attr.default
     state.properties.update(spec.segment_properties(sizes, result_sizes))
     for key, value in ctx.attr_dict.items():
         if key in spec.inherent_attributes:
@@ -601,7 +604,7 @@ def _print_seq(
             _print_seq(printer if (printer is not None and not present) else None, op, spec, e.otherwise, st, printed)
         elif isinstance(e, AttrDict):
             if printer is not None:
-                extra = {k: v for k, v in op.properties.items() if k not in printed}
+                extra = {k: v for k, v in op.properties.items() if k not in printed and not _is_default(spec, k, v)}
                 extra.update(op.attributes)
                 printer.attr_dict(extra, keyword=e.keyword)
             st.last_punct = False
@@ -622,6 +625,11 @@ def _print_seq(
             elif isinstance(e, Custom):
                 _, print_fn = DIRECTIVES[e.name]
                 print_fn(printer, op, spec, e.args)
+
+
+def _is_default(spec: OpSpec, name: str, value: Attribute) -> bool:
+    attr = spec._attr_index.get(name)
+    return attr is not None and attr.default is not None and attr.default == value
 
 
 def _is_unit(spec: OpSpec, name: str) -> bool:

@@ -64,6 +64,9 @@ class Attr:
     required: bool = False
     style: AttrPrint = "attr"
     int_type: Type = INDEX  # for style="int"
+    # A default the pretty form leaves out (MLIR's DefaultValuedAttr): set when parsing if
+    # absent, elided when printing if equal.
+    default: Attribute | None = None
 
 
 @dataclass(frozen=True, slots=True)

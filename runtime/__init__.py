@@ -1,0 +1,1 @@
+"""The numpy-backed asynchronous multi-device executor (see SPEC section 6)."""

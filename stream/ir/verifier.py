@@ -1,0 +1,411 @@
+"""The structural verifier: everything about a module's shape that needs no solver.
+
+It checks, for every op with a spec: operand and result groups, their type constraints and
+required attributes; regions and their terminators; region captures (block arguments match the
+captured values) and yields (match the results); ties; SSA dominance (with isolation); the ops
+allowed at the function's level and no `*` lifetime at the async and cmd levels; and byte ranges
+whose offsets, lengths and sizes are constants (they must lie within the resource).
+
+`structural_diagnostics(module)` lists every problem; `verify_structure(module)` raises a
+`DiagnosticError` for the first one. Multi-block functions and `scf` are accepted here (they
+round-trip); the verifier and the passes refuse them when asked to reason about them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from stream.ir.attributes import ArrayAttr, IntegerAttr
+from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
+from stream.ir.spec import OpSpec, SegmentError, spec_of
+from stream.ir.types import IndexType, Lifetime, ResourceType, TimepointType, Type
+from stream.ir.walk import FUNCTION_OPS, Function, constant_int, defining_ops
+
+__all__ = ["structural_diagnostics", "verify_structure", "function_level", "LEVEL_ORDER"]
+
+LEVEL_ORDER = ("input", "tensor", "async", "cmd")
+
+_KIND_CHECK: dict[str, Callable[[Type], bool]] = {
+    "resource": lambda t: isinstance(t, ResourceType),
+    "timepoint": lambda t: isinstance(t, TimepointType),
+    "index": lambda t: isinstance(t, IndexType),
+}
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+
+    def error(self, op: Op, message: str, note: tuple[Op, str] | None = None) -> None:
+        notes = (Note(note[0].location, note[1]),) if note else ()
+        self.diagnostics.append(Diagnostic(op.location, message, "error", notes, source_line(op.location)))
+
+
+# -- per-op shape checks from the spec -----------------------------------------------------------
+def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> None:
+    try:
+        sizes = spec.operand_sizes(op)
+    except SegmentError as e:
+        c.error(op, f"'{op.name}': {e}")
+        return
+    if sum(sizes) != len(op.operands):
+        c.error(op, f"'{op.name}' has {len(op.operands)} operands but its segment sizes add up to {sum(sizes)}")
+        return
+    for group, n in zip(spec.operands, sizes):
+        if group.arity == "single" and n != 1:
+            c.error(op, f"'{op.name}' needs exactly one '{group.name}' operand, found {n}")
+        elif group.arity == "optional" and n > 1:
+            c.error(op, f"'{op.name}' takes at most one '{group.name}' operand, found {n}")
+        check = _KIND_CHECK.get(group.kind)
+        if check is not None:
+            for v in spec.operand_group(op, group.name):
+                if not check(v.type):
+                    c.error(op, f"'{op.name}' operand '{group.name}' must be {group.kind}-typed, found {v.type}")
+    try:
+        rsizes = spec.result_sizes(op)
+    except SegmentError as e:
+        c.error(op, f"'{op.name}': {e}")
+        return
+    if sum(rsizes) != len(op.results):
+        c.error(op, f"'{op.name}' has {len(op.results)} results but its result groups need {sum(rsizes)}")
+    for attr in spec.attrs:
+        if attr.required and attr.name not in op.properties:
+            c.error(op, f"'{op.name}' requires the '{attr.name}' attribute")
+    if spec.regions and len(op.regions) != len(spec.regions):
+        c.error(op, f"'{op.name}' expects {len(spec.regions)} region(s), found {len(op.regions)}")
+    for rspec, region in zip(spec.regions, op.regions):
+        if rspec.terminator is None:
+            continue
+        for block in region.blocks:
+            if not block.ops or block.ops[-1].name != rspec.terminator:
+                c.error(op, f"the region of '{op.name}' must end with '{rspec.terminator}'")
+
+
+def _sized_resources(values: tuple[Value, ...]) -> int:
+    return sum(1 for v in values if isinstance(v.type, ResourceType))
+
+
+def _check_captures(c: _Collector, op: Op, spec: OpSpec) -> None:
+    """Region ops with `with(...)` captures: block args match captures, sizes match resources,
+    the yield matches the results, ties are in range."""
+    operands = spec.operand_group(op, "resource_operands")
+    sizes = spec.operand_group(op, "resource_operand_sizes")
+    if len(sizes) != _sized_resources(operands):
+        c.error(op, f"'{op.name}' captures {_sized_resources(operands)} resource(s) but has {len(sizes)} size(s)")
+    if not op.regions or not op.regions[0].blocks:
+        return
+    block = op.regions[0].blocks[0]
+    if len(block.arguments) != len(operands):
+        c.error(op, f"'{op.name}' captures {len(operands)} value(s) but its region takes {len(block.arguments)} argument(s)")
+    else:
+        for i, (outer, inner) in enumerate(zip(operands, block.arguments)):
+            if outer.type != inner.type:
+                c.error(op, f"capture #{i} of '{op.name}' is {outer.type} outside but {inner.type} inside the region")
+    if "results" not in spec._result_index:
+        return
+    results = spec.result_group(op, "results")
+    if len(spec.operand_group(op, "result_sizes")) != _sized_resources(results):
+        c.error(op, f"'{op.name}' has {len(results)} result(s) but {len(spec.operand_group(op, 'result_sizes'))} result size(s)")
+    terminator = block.ops[-1] if block.ops else None
+    if terminator is not None and terminator.name == "stream.yield":
+        yielded = terminator.operands[: len(terminator.operands) // 2]
+        if len(yielded) != len(results):
+            c.error(terminator, f"'stream.yield' yields {len(yielded)} value(s) but '{op.name}' has {len(results)} result(s)", (op, "region op here"))
+        else:
+            for i, (y, r) in enumerate(zip(yielded, results)):
+                if y.type != r.type:
+                    c.error(terminator, f"yielded value #{i} is {y.type} but result #{i} of '{op.name}' is {r.type}")
+    tied = op.properties.get("tied_operands")
+    if isinstance(tied, ArrayAttr) and len(tied):
+        if len(tied) != len(results):
+            c.error(op, f"'{op.name}' has {len(tied)} tied_operands entries for {len(results)} result(s)")
+        for i, e in enumerate(tied.elements):
+            if isinstance(e, IntegerAttr) and e.value >= len(operands):
+                c.error(op, f"result #{i} of '{op.name}' is tied to capture #{e.value}, which does not exist")
+
+
+def _check_dispatch_ranges(c: _Collector, op: Op, spec: OpSpec) -> None:
+    operands = spec.operand_group(op, "resource_operands")
+    n = _sized_resources(operands)
+    for group in ("resource_operand_sizes", "resource_operand_offsets", "resource_operand_ends", "resource_operand_lengths"):
+        if len(spec.operand_group(op, group)) != n:
+            c.error(op, f"'{op.name}' has {n} resource operand(s) but {len(spec.operand_group(op, group))} '{group}'")
+    _check_ties(c, op, spec, len(operands))
+
+
+def _check_ties(c: _Collector, op: Op, spec: OpSpec, n_operands: int) -> None:
+    tied = op.properties.get("tied_operands")
+    if isinstance(tied, ArrayAttr):
+        for i, e in enumerate(tied.elements):
+            if isinstance(e, IntegerAttr) and e.value >= n_operands:
+                c.error(op, f"result #{i} of '{op.name}' is tied to operand #{e.value}, which does not exist")
+            elif isinstance(e, IntegerAttr) and e.value >= 0 and i < len(op.results):
+                index = spec.tied_operand(op, i)
+                if index is not None and index < len(op.operands):
+                    if isinstance(op.results[i].type, ResourceType) != isinstance(op.operands[index].type, ResourceType):
+                        c.error(op, f"result #{i} of '{op.name}' is tied to an operand of another kind")
+
+
+def _check_cmd_dispatch(c: _Collector, op: Op, spec: OpSpec) -> None:
+    resources = spec.operand_group(op, "resources")
+    for group in ("resource_sizes", "resource_offsets", "resource_lengths"):
+        if len(spec.operand_group(op, group)) != len(resources):
+            c.error(op, f"'{op.name}' binds {len(resources)} resource(s) but has {len(spec.operand_group(op, group))} '{group}'")
+    accesses = op.properties.get("resource_accesses")
+    if isinstance(accesses, ArrayAttr) and len(accesses) != len(resources):
+        c.error(op, f"'{op.name}' binds {len(resources)} resource(s) but lists {len(accesses)} access mode(s)")
+
+
+def _check_await(c: _Collector, op: Op, spec: OpSpec) -> None:
+    operands = spec.operand_group(op, "resource_operands")
+    if len(op.results) != len(operands):
+        c.error(op, f"'stream.timepoint.await' passes {len(operands)} value(s) through but has {len(op.results)} result(s)")
+    for v, r in zip(operands, op.results):
+        if v.type != r.type:
+            c.error(op, f"'stream.timepoint.await' result type {r.type} differs from its operand's {v.type}")
+    if len(spec.operand_group(op, "resource_operand_sizes")) != _sized_resources(operands):
+        c.error(op, "'stream.timepoint.await' needs one size per resource")
+
+
+def _check_pack(c: _Collector, op: Op, spec: OpSpec) -> None:
+    sizes = spec.operand_group(op, "dynamic_slice_sizes")
+    intervals = op.properties.get("lifetime_intervals")
+    if isinstance(intervals, ArrayAttr) and len(intervals) != 2 * len(sizes):
+        c.error(op, f"'stream.resource.pack' has {len(sizes)} slice(s) but {len(intervals)} interval bounds")
+    if len(spec.result_group(op, "packed_offsets")) != len(sizes):
+        c.error(op, "'stream.resource.pack' needs one offset result per slice")
+
+
+def _check_function(c: _Collector, op: Op) -> None:
+    f = Function(op)
+    if f.is_declaration:
+        return
+    entry = f.body
+    if tuple(a.type for a in entry.arguments) != f.type.inputs:
+        c.error(op, f"the entry block arguments of @{f.name} do not match its signature {f.type}")
+    for block in f.blocks:
+        last = block.ops[-1] if block.ops else None
+        if last is None:
+            c.error(op, f"a block of @{f.name} is empty (it needs a terminator)")
+        elif last.name in ("func.return", "util.return"):
+            types = tuple(v.type for v in last.operands)
+            if types != f.type.results:
+                c.error(last, f"@{f.name} returns ({', '.join(map(str, types))}) but its signature says {f.type}")
+
+
+_RULES: dict[str, Callable[[_Collector, Op, OpSpec], None]] = {
+    "stream.async.execute": _check_captures,
+    "stream.async.concurrent": _check_captures,
+    "stream.cmd.execute": _check_captures,
+    "stream.async.dispatch": _check_dispatch_ranges,
+    "stream.cmd.dispatch": _check_cmd_dispatch,
+    "stream.timepoint.await": _check_await,
+    "stream.resource.pack": _check_pack,
+}
+
+
+# -- static byte ranges --------------------------------------------------------------------------
+# op -> (resource, size, offset, end | None, length) operand names; "=" prefix names a value
+# whose length is another operand's size.
+_RANGES: dict[str, tuple[tuple[str, str, str, str | None, str], ...]] = {
+    "stream.async.slice": (("source", "source_size", "source_offset", "source_end", "result_size"),),
+    "stream.async.fill": (("target", "target_size", "target_offset", "target_end", "target_length"),),
+    "stream.async.update": (("target", "target_size", "target_offset", "target_end", "update_size"),),
+    "stream.async.copy": (
+        ("source", "source_size", "source_offset", "source_end", "length"),
+        ("target", "target_size", "target_offset", "target_end", "length"),
+    ),
+    "stream.cmd.fill": (("target", "target_size", "target_offset", None, "target_length"),),
+    "stream.cmd.flush": (("target", "target_size", "target_offset", None, "target_length"),),
+    "stream.cmd.invalidate": (("target", "target_size", "target_offset", None, "target_length"),),
+    "stream.cmd.discard": (("target", "target_size", "target_offset", None, "target_length"),),
+    "stream.cmd.copy": (
+        ("source", "source_size", "source_offset", None, "length"),
+        ("target", "target_size", "target_offset", None, "length"),
+    ),
+    "stream.resource.subview": (("source", "source_size", "source_offset", None, "result_size"),),
+}
+
+
+def _check_range(c: _Collector, op: Op, what: str, size: int | None, offset: int | None, end: int | None, length: int | None) -> None:
+    if offset is not None and offset < 0:
+        c.error(op, f"'{op.name}': {what} starts at a negative offset {offset}")
+    if length is not None and length < 0:
+        c.error(op, f"'{op.name}': {what} has a negative length {length}")
+    if end is not None and offset is not None and length is not None and end != offset + length:
+        c.error(op, f"'{op.name}': {what} is [{offset} to {end} for {length}], but {offset} + {length} != {end}")
+    stop = end if end is not None else (offset + length if offset is not None and length is not None else None)
+    if stop is not None and size is not None and stop > size:
+        c.error(op, f"'{op.name}': {what} [{offset}, {stop}) lies outside the resource's {size} bytes")
+
+
+def _check_static_ranges(c: _Collector, op: Op, spec: OpSpec, defs: dict[Value, Op]) -> None:
+    def const(name: str | None) -> int | None:
+        if name is None:
+            return None
+        group = spec.operand_group(op, name)
+        return constant_int(group[0], defs) if group else None
+
+    for resource, size, offset, end, length in _RANGES.get(op.name, ()):
+        _check_range(c, op, f"the {resource} range", const(size), const(offset), const(end), const(length))
+    if op.name == "stream.async.dispatch":
+        sizes = spec.operand_group(op, "resource_operand_sizes")
+        offs = spec.operand_group(op, "resource_operand_offsets")
+        ends = spec.operand_group(op, "resource_operand_ends")
+        lens = spec.operand_group(op, "resource_operand_lengths")
+        for i, (s, o, e, ln) in enumerate(zip(sizes, offs, ends, lens)):
+            _check_range(c, op, f"resource operand #{i}", *(constant_int(v, defs) for v in (s, o, e, ln)))
+    elif op.name == "stream.cmd.dispatch":
+        sizes = spec.operand_group(op, "resource_sizes")
+        offs = spec.operand_group(op, "resource_offsets")
+        lens = spec.operand_group(op, "resource_lengths")
+        for i, (s, o, ln) in enumerate(zip(sizes, offs, lens)):
+            _check_range(c, op, f"binding #{i}", constant_int(s, defs), constant_int(o, defs), None, constant_int(ln, defs))
+
+
+# -- dominance -----------------------------------------------------------------------------------
+def _dominators(region: Region) -> list[set[int]]:
+    """Iterative dominator sets of a region's blocks (entry = block 0)."""
+    n = len(region.blocks)
+    preds: list[set[int]] = [set() for _ in range(n)]
+    for i, block in enumerate(region.blocks):
+        if block.ops:
+            for s in block.ops[-1].successors:
+                if 0 <= s < n:
+                    preds[s].add(i)
+    dom = [set(range(n)) for _ in range(n)]
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, n):
+            new = set(range(n))
+            for p in preds[i]:
+                new &= dom[p]
+            if not preds[i]:
+                new = set()
+            new.add(i)
+            if new != dom[i]:
+                dom[i] = new
+                changed = True
+    return dom
+
+
+def _check_region_dominance(c: _Collector, region: Region, visible: set[Value], isolated: bool) -> None:
+    base = set() if isolated else set(visible)
+    if len(region.blocks) <= 1:
+        for block in region.blocks:
+            _check_block(c, block, set(base) | set(block.arguments))
+        return
+    defined = [set(b.arguments) | {r for op in b.ops for r in op.results} for b in region.blocks]
+    for i, (block, doms) in enumerate(zip(region.blocks, _dominators(region))):
+        avail = set(base) | set(block.arguments)
+        for d in doms - {i}:
+            avail |= defined[d]
+        _check_block(c, block, avail)
+
+
+def _check_block(c: _Collector, block: Block, available: set[Value]) -> None:
+    for op in block.ops:
+        for i, v in enumerate(op.operands):
+            if v not in available:
+                c.error(op, f"operand #{i} of '{op.name}' does not dominate this use (defined later, elsewhere, or outside an isolated region)")
+                break
+        spec = spec_of(op)
+        for region in op.regions:
+            _check_region_dominance(c, region, available, bool(spec and spec.isolated))
+        available.update(op.results)
+
+
+# -- levels --------------------------------------------------------------------------------------
+def _level_sources(func_op: Op) -> dict[str, Op]:
+    """The first op of each level that appears in the function."""
+    first: dict[str, Op] = {}
+    for op in func_op.walk():
+        spec = spec_of(op)
+        if spec is not None and spec.defines_level is not None:
+            first.setdefault(spec.defines_level, op)
+    return first
+
+
+def function_level(func_op: Op) -> str | None:
+    """The level a function is at: the earliest level any of its ops belongs to (IREE's tensor
+    phase, for instance, also holds a few async ops), or None for host ops only."""
+    first = _level_sources(func_op)
+    for level in LEVEL_ORDER:
+        if level in first:
+            return level
+    return None
+
+
+def _check_levels(c: _Collector, func_op: Op) -> None:
+    f = Function(func_op)
+    first = _level_sources(func_op)
+    level = function_level(func_op)
+    if level is None:
+        return
+    source = first[level]
+    for op in func_op.walk():
+        if op is func_op:
+            continue
+        spec = spec_of(op)
+        if spec is not None and level not in spec.levels:
+            allowed = ", ".join(sorted(spec.levels, key=LEVEL_ORDER.index)) if spec.levels else "none"
+            c.error(
+                op,
+                f"'{op.name}' is not allowed in @{f.name}, which is at the {level} level (allowed at: {allowed})",
+                (source, f"@{f.name} is at the {level} level because of this '{source.name}'"),
+            )
+    if level in ("async", "cmd"):
+        for op in func_op.walk():
+            values: list[Value] = list(op.results) + list(op.operands)
+            for region in op.regions:
+                for block in region.blocks:
+                    values.extend(block.arguments)
+            for v in values:
+                if isinstance(v.type, ResourceType) and v.type.lifetime is Lifetime.UNKNOWN:
+                    c.error(op, f"'{op.name}' uses a !stream.resource<*> at the {level} level (lifetimes must be assigned)")
+                    break
+
+
+# -- driver --------------------------------------------------------------------------------------
+def structural_diagnostics(module: Module) -> list[Diagnostic]:
+    c = _Collector()
+    for top in module.ops:
+        defs = defining_ops(top)
+        for op in top.walk():
+            spec = spec_of(op)
+            if spec is None:
+                continue
+            _check_shape(c, op, spec)
+            rule = _RULES.get(op.name)
+            if rule is not None:
+                rule(c, op, spec)
+            if spec.ties is not None and op.name not in _RULES:
+                _check_ties(c, op, spec, len(op.operands))
+            _check_static_ranges(c, op, spec, defs)
+            if op.name in FUNCTION_OPS:
+                _check_function(c, op)
+                _check_levels(c, op)
+        _check_terminator_positions(c, top)
+        for region in top.regions:
+            _check_region_dominance(c, region, set(), True)
+    return c.diagnostics
+
+
+def _check_terminator_positions(c: _Collector, top: Op) -> None:
+    for op in top.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.ops[:-1]:
+                    spec = spec_of(inner)
+                    if spec is not None and "terminator" in spec.traits:
+                        c.error(inner, f"'{inner.name}' must be the last op of its block")
+
+
+def verify_structure(module: Module) -> None:
+    """Raise a DiagnosticError for the first structural problem (the rest become notes)."""
+    diagnostics = structural_diagnostics(module)
+    if diagnostics:
+        raise DiagnosticError(diagnostics[0], tuple(diagnostics[1:10]))

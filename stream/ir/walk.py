@@ -1,0 +1,186 @@
+"""Walking, querying and rebuilding IR without mutation.
+
+The IR keeps no use lists or parent pointers; the helpers here compute what a pass or an
+analysis needs (functions of a module, the defining op of each value, users, constant values)
+and rebuild a module with some ops replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DictAttr, IntegerAttr, StringAttr, TypeAttr
+from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.types import FunctionType, Type
+
+__all__ = [
+    "Function",
+    "functions",
+    "function",
+    "replace_function",
+    "defining_ops",
+    "users",
+    "constant_int",
+    "walk_blocks",
+    "map_ops",
+]
+
+FUNCTION_OPS = frozenset({"func.func", "util.func"})
+
+
+@dataclass(frozen=True, slots=True)
+class Function:
+    """A view of a `func.func` / `util.func` op."""
+
+    op: Op
+
+    @property
+    def name(self) -> str:
+        sym = self.op.properties.get("sym_name")
+        return sym.value if isinstance(sym, StringAttr) else "<anonymous>"
+
+    @property
+    def type(self) -> FunctionType:
+        ft = self.op.properties.get("function_type")
+        assert isinstance(ft, TypeAttr) and isinstance(ft.type, FunctionType)
+        return ft.type
+
+    @property
+    def is_declaration(self) -> bool:
+        return not self.op.regions or not self.op.regions[0].blocks
+
+    @property
+    def body(self) -> Block:
+        """The entry block (functions are single-block at the levels streamproof reasons about)."""
+        return self.op.regions[0].blocks[0]
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return self.op.regions[0].blocks if self.op.regions else ()
+
+    @property
+    def arguments(self) -> tuple[Value, ...]:
+        return self.body.arguments
+
+    def arg_attr(self, index: int, name: str) -> Attribute | None:
+        attrs = self.op.properties.get("arg_attrs")
+        if isinstance(attrs, ArrayAttr) and index < len(attrs):
+            d = attrs.elements[index]
+            if isinstance(d, DictAttr):
+                return d.get(name)
+        return None
+
+    def attr(self, name: str) -> Attribute | None:
+        return self.op.attr(name)
+
+    def with_body(self, ops: tuple[Op, ...], arguments: tuple[Value, ...] | None = None, type_: FunctionType | None = None) -> Function:
+        """A new function with another body (and optionally new arguments and type)."""
+        args = self.arguments if arguments is None else arguments
+        props = dict(self.op.properties)
+        if type_ is not None:
+            props["function_type"] = TypeAttr(type_)
+        region = Region((Block(args, ops),))
+        return Function(self.op.replace(regions=(region,), properties=props))
+
+
+def functions(module: Module) -> list[Function]:
+    """Functions with bodies, in module order."""
+    return [Function(op) for op in module.ops if op.name in FUNCTION_OPS and op.regions and op.regions[0].blocks]
+
+
+def function(module: Module, name: str) -> Function | None:
+    for f in functions(module):
+        if f.name == name:
+            return f
+    return None
+
+
+def replace_function(module: Module, new: Function) -> Module:
+    """A module with the function of the same name replaced (the input module is untouched)."""
+    ops = tuple(new.op if (op.name in FUNCTION_OPS and Function(op).name == new.name) else op for op in module.ops)
+    return module.replace(ops=ops)
+
+
+def walk_blocks(region: Region) -> Iterator[Block]:
+    for block in region.blocks:
+        yield block
+        for op in block.ops:
+            for nested in op.regions:
+                yield from walk_blocks(nested)
+
+
+def defining_ops(root: Op | Block | Region) -> dict[Value, Op]:
+    """Map every result value under `root` to the op that defines it."""
+    out: dict[Value, Op] = {}
+    ops: Iterator[Op]
+    if isinstance(root, Op):
+        ops = root.walk()
+    elif isinstance(root, Block):
+        ops = (o for op in root.ops for o in op.walk())
+    else:
+        ops = (o for b in root.blocks for op in b.ops for o in op.walk())
+    for op in ops:
+        for r in op.results:
+            out[r] = op
+    return out
+
+
+def users(block: Block) -> dict[Value, list[Op]]:
+    """For each value, the ops in `block` that use it (a use in a nested region counts as a use
+    by the top-level op of `block` that contains it)."""
+    out: dict[Value, list[Op]] = {}
+    for op in block.ops:
+        for inner in op.walk():
+            for v in inner.operands:
+                lst = out.setdefault(v, [])
+                if not lst or lst[-1] is not op:
+                    lst.append(op)
+    return out
+
+
+def constant_int(value: Value, defs: dict[Value, Op]) -> int | None:
+    """The integer a value holds when it comes from `arith.constant` (or simple arithmetic on
+    constants), else None."""
+    op = defs.get(value)
+    if op is None:
+        return None
+    if op.name == "arith.constant":
+        attr = op.properties.get("value")
+        if isinstance(attr, IntegerAttr):
+            return attr.value
+        if isinstance(attr, BoolAttr):
+            return int(attr.value)
+        return None
+    folds: dict[str, Callable[[int, int], int | None]] = {
+        "arith.addi": lambda a, b: a + b,
+        "arith.subi": lambda a, b: a - b,
+        "arith.muli": lambda a, b: a * b,
+        "arith.divui": lambda a, b: a // b if b else None,
+        "arith.ceildivui": lambda a, b: -(-a // b) if b else None,
+    }
+    fold = folds.get(op.name)
+    if fold is not None and len(op.operands) == 2:
+        a = constant_int(op.operands[0], defs)
+        b = constant_int(op.operands[1], defs)
+        if a is not None and b is not None:
+            return fold(a, b)
+    return None
+
+
+def map_ops(block: Block, fn: Callable[[Op], Op | list[Op] | None]) -> Block:
+    """A block with each top-level op replaced by `fn(op)` (None removes it, a list expands)."""
+    out: list[Op] = []
+    for op in block.ops:
+        new = fn(op)
+        if new is None:
+            continue
+        if isinstance(new, list):
+            out.extend(new)
+        else:
+            out.append(new)
+    return block.replace(ops=tuple(out))
+
+
+def type_of_attr(attr: Attribute | None) -> Type | None:
+    return attr.type if isinstance(attr, TypeAttr) else None

@@ -1,0 +1,205 @@
+"""Pass registry, pipeline parsing and the pass manager.
+
+A pass is a pure function `Module -> Module` registered under its command-line name, with its
+options declared as a frozen dataclass (`schedule-concurrency{favor=max-concurrency}` sets the
+`favor` field). `run_pipeline` runs passes in order and, after each one, calls the verification
+hook that `verify` installs (the `stream` layer never imports `verify`): the hook receives the
+pass input and output and raises `PassVerificationError` when the output is not proved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream.ir.core import Module
+
+__all__ = [
+    "PassInfo",
+    "register_pass",
+    "PASSES",
+    "parse_pipeline",
+    "PipelineError",
+    "PassVerificationError",
+    "PassRecord",
+    "run_pipeline",
+    "set_verify_hook",
+    "DEFAULT_PIPELINE",
+]
+
+
+@dataclass(frozen=True)
+class PassInfo:
+    name: str
+    run: Callable[..., Module]
+    options: type | None = None
+    summary: str = ""
+    # The level the pass produces ("tensor", "async", "cmd") when it changes level.
+    produces: str | None = None
+
+
+PASSES: dict[str, PassInfo] = {}
+
+
+def register_pass(name: str, options: type | None = None, summary: str = "", produces: str | None = None) -> Callable[[Callable[..., Module]], Callable[..., Module]]:
+    """Decorator: `@register_pass("elide-timepoints")` on `def elide_timepoints(module) -> Module`."""
+
+    def wrap(fn: Callable[..., Module]) -> Callable[..., Module]:
+        doc = (fn.__doc__ or "").strip().splitlines()
+        PASSES[name] = PassInfo(name, fn, options, summary or (doc[0] if doc else ""), produces)
+        return fn
+
+    return wrap
+
+
+# The default pipeline, SPEC section 4.
+DEFAULT_PIPELINE = (
+    "convert-to-stream",
+    "encode-tensors",
+    "materialize-copy-on-write",
+    "elide-async-copies",
+    "refine-usage",
+    "schedule-execution",
+    "schedule-concurrency",
+    "propagate-timepoints",
+    "schedule-allocation",
+    "automatic-reference-counting",
+    "reuse-allocations",
+    "elide-timepoints",
+)
+
+
+class PipelineError(ValueError):
+    """A pipeline string that does not parse or names an unknown pass or option."""
+
+
+_ITEM = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*(?:\{([^{}]*)\})?\s*(?:,|$)")
+
+
+def _load_passes() -> None:
+    import stream.passes  # noqa: F401  (registers every pass module)
+
+
+def parse_pipeline(text: str) -> list[tuple[PassInfo, Any]]:
+    """`a,b{opt=v,flag=true}` -> [(PassInfo, options)]. An empty string is the empty pipeline."""
+    _load_passes()
+    out: list[tuple[PassInfo, Any]] = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _ITEM.match(text, pos)
+        if m is None or m.end() == pos:
+            raise PipelineError(f"cannot read the pass pipeline at: {text[pos:]!r} (expected name or name{{opt=value}})")
+        name, opts = m.group(1), m.group(2)
+        info = PASSES.get(name)
+        if info is None:
+            known = ", ".join(sorted(PASSES)) or "(none registered)"
+            raise PipelineError(f"unknown pass '{name}'; known passes: {known}")
+        out.append((info, _parse_options(info, opts or "")))
+        pos = m.end()
+    return out
+
+
+def _parse_options(info: PassInfo, text: str) -> Any:
+    if info.options is None:
+        if text.strip():
+            raise PipelineError(f"pass '{info.name}' takes no options")
+        return None
+    fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(info.options)}
+    values: dict[str, Any] = {}
+    for item in filter(None, (s.strip() for s in re.split(r"[ ,]+", text))):
+        key, _, raw = item.partition("=")
+        f = fields.get(key) or fields.get(key.replace("_", "-"))
+        if f is None:
+            raise PipelineError(f"pass '{info.name}' has no option '{key}' (options: {', '.join(fields)})")
+        values[f.name] = _convert(info.name, f, raw)
+    return info.options(**values)
+
+
+def _convert(pass_name: str, f: dataclasses.Field[Any], raw: str) -> Any:
+    kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+    allowed = f.metadata.get("choices") if f.metadata else None
+    if allowed is not None and raw not in allowed:
+        raise PipelineError(f"option '{f.name}' of '{pass_name}' must be one of {', '.join(allowed)}, not '{raw}'")
+    if kind in ("bool",):
+        if raw in ("", "true", "1"):
+            return True
+        if raw in ("false", "0"):
+            return False
+        raise PipelineError(f"option '{f.name}' of '{pass_name}' is a boolean, not '{raw}'")
+    if kind in ("int",):
+        try:
+            return int(raw)
+        except ValueError:
+            raise PipelineError(f"option '{f.name}' of '{pass_name}' is an integer, not '{raw}'") from None
+    return raw
+
+
+class PassVerificationError(Exception):
+    """A pass produced output that the verifier did not prove. `report` is the verifier's
+    report object (with the counterexample); `pass_name` names the culprit."""
+
+    def __init__(self, pass_name: str, report: Any, message: str) -> None:
+        super().__init__(message)
+        self.pass_name = pass_name
+        self.report = report
+
+
+@dataclass
+class PassRecord:
+    """What happened in one pass: timings and the verifier's report (if it ran)."""
+
+    name: str
+    transform_seconds: float
+    verify_seconds: float = 0.0
+    report: Any = None
+    output: Module | None = field(default=None, repr=False)
+
+
+VerifyHook = Callable[[Module, Module, str], Any]
+_VERIFY_HOOK: list[VerifyHook | None] = [None]
+
+
+def set_verify_hook(hook: VerifyHook | None) -> None:
+    """Install the per-pass verifier (done by `verify`, so that `stream` never imports it)."""
+    _VERIFY_HOOK[0] = hook
+
+
+def run_pipeline(
+    module: Module,
+    pipeline: Sequence[tuple[PassInfo, Any]],
+    *,
+    verify: str = "each",
+    after_pass: Callable[[str, Module], None] | None = None,
+    stop_after: Callable[[PassInfo], bool] | None = None,
+) -> tuple[Module, list[PassRecord]]:
+    """Run the passes in order. `verify` is "each" (after every pass), "final" (once, the whole
+    pipeline's output against its input) or "none". The hook raises PassVerificationError."""
+    hook = _VERIFY_HOOK[0]
+    if verify != "none" and hook is None:
+        raise RuntimeError("verification requested but no verifier is installed (import streamproof)")
+    records: list[PassRecord] = []
+    original = module
+    for info, options in pipeline:
+        start = time.perf_counter()
+        out = info.run(module, options) if info.options is not None else info.run(module)
+        record = PassRecord(info.name, time.perf_counter() - start, output=out)
+        if verify == "each":
+            vstart = time.perf_counter()
+            record.report = hook(module, out, info.name)  # type: ignore[misc]
+            record.verify_seconds = time.perf_counter() - vstart
+        records.append(record)
+        if after_pass is not None:
+            after_pass(info.name, out)
+        module = out
+        if stop_after is not None and stop_after(info):
+            break
+    if verify == "final" and records:
+        vstart = time.perf_counter()
+        records[-1].report = hook(original, module, "pipeline")  # type: ignore[misc]
+        records[-1].verify_seconds = time.perf_counter() - vstart
+    return module, records

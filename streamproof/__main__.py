@@ -1,0 +1,5 @@
+import sys
+
+from streamproof.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The verifier: happens-before and lifetime constraints checked with Z3 (see SPEC section 3, 5)."""
