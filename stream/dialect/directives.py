@@ -709,3 +709,40 @@ class WorkgroupCountRegion:
         outs = ", ".join(pr.type(v.type) for v in last.operands) if last is not None else ""
         pr.write(f"workgroups({ins}) -> ({outs}) ")
         pr.print_region(op.regions[0], op, print_entry_args=False)
+
+
+@directive("ConstantValueList")
+class ConstantValueList:
+    """One constant per line: `!stream.resource<constant>{%n} = dense<...> : tensor<...>,`."""
+
+    @staticmethod
+    def parse(ctx: ParseContext, args: tuple[Arg, ...]) -> None:
+        p = ctx.parser
+        results, sizes, values = (a.name for a in args)
+        types: list[Type] = []
+        size_uses: list[UnresolvedOperand] = []
+        attrs: list[Attribute] = []
+        while True:
+            t, shape = parse_sized_type(p)
+            types.append(t)
+            size_uses.extend(shape)
+            p.expect("=")
+            attrs.append(p.parse_attribute())
+            if not p.accept(","):
+                break
+        ctx.types[results] = types
+        ctx.operands[sizes] = size_uses
+        ctx.attrs[values] = ArrayAttr(tuple(attrs))
+
+    @staticmethod
+    def print(pr: Printer, op: Op, spec: OpSpec, args: tuple[Arg, ...]) -> None:
+        results = spec.result_group(op, args[0].name)
+        sizes = iter(spec.operand_group(op, args[1].name))
+        values = op.properties.get(args[2].name)
+        elements = values.elements if isinstance(values, ArrayAttr) else ()
+        pr.indent += 1
+        for i, r in enumerate(results):
+            pr.newline()
+            value = pr.attr(elements[i]) if i < len(elements) else "<<missing>>"
+            pr.write(f"{shaped(pr, r.type, sizes)} = {value}{',' if i + 1 < len(results) else ''}")
+        pr.indent -= 1

@@ -120,6 +120,20 @@ define(OpSpec(
     summary="lays out slices with inclusive lifetime intervals in one slab",
 ))
 
+define(OpSpec(
+    "stream.resource.constants",
+    operands=(idx("result_sizes", "variadic"),),
+    results=(rres("results", "variadic"), rtp()),
+    attrs=(Attr("values", True), AFFINITY),
+    levels=CMD,
+    defines_level="cmd",
+    traits=frozenset({"timeline"}),
+    asm_names=lambda op: ["results"] + [None] * (len(op.results) - 2) + ["result_timepoint"],
+    format=f"{ON} attr-dict `:` custom<ConstantValueList>(type($results), $result_sizes, $values) "
+    "`\\n` ` ` ` ` `=` `` `>` type($result_timepoint)",
+    summary="uploads constant values into resources, ready at the timepoint",
+))
+
 # -- timepoints ----------------------------------------------------------------------------------
 define(OpSpec(
     "stream.timepoint.immediate",
