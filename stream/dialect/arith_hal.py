@@ -6,6 +6,7 @@ from __future__ import annotations
 from stream.dialect.common import ANY, anyv, idx
 from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, OpaqueAttr, TypeAttr
 from stream.ir.core import Op
+from stream.ir.format import ParseContext
 from stream.ir.parser import Parser
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, Result, define
@@ -104,6 +105,10 @@ for _op in ("index_cast", "index_castui", "extui", "extsi", "trunci", "bitcast",
         format="$in attr-dict `:` type($in) `to` type($out)",
     ))
 
+def _condition_is_i1(ctx: ParseContext) -> None:
+    ctx.types.setdefault("condition", [I1])
+
+
 define(OpSpec(
     "arith.select",
     operands=(anyv("condition"), anyv("true_value"), anyv("false_value")),
@@ -111,7 +116,7 @@ define(OpSpec(
     levels=ANY,
     traits=frozenset({"pure"}),
     same_type=(("true_value", "false_value", "result"),),
-    infer=lambda ctx: ctx.types.setdefault("condition", [I1]),
+    infer=_condition_is_i1,
     format="$condition `,` $true_value `,` $false_value attr-dict `:` type($result)",
 ))
 
@@ -171,6 +176,11 @@ define(OpSpec(
     custom_print=_print_encoding_type,
 ))
 
+def _element_and_encoding_are_i32(ctx: ParseContext) -> None:
+    ctx.types.setdefault("element_type", [I32])
+    ctx.types.setdefault("encoding_type", [I32])
+
+
 define(OpSpec(
     "hal.buffer_view.assert",
     operands=(
@@ -181,7 +191,7 @@ define(OpSpec(
     ),
     attrs=(Attr("message", True, "string"),),
     levels=ANY,
-    infer=lambda ctx: (ctx.types.setdefault("element_type", [I32]), ctx.types.setdefault("encoding_type", [I32])),
+    infer=_element_and_encoding_are_i32,
     format="`<` $buffer_view `:` type($buffer_view) `>` `message` `(` $message `)` `shape` `(` `[` $shape `]` `)` "
     "`type` `(` $element_type `)` `encoding` `(` $encoding_type `)` attr-dict",
 ))

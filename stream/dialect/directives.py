@@ -627,7 +627,8 @@ class DispatchResources:
         elements = modes.elements if isinstance(modes, ArrayAttr) else ()
         pr.indent += 1
         for i, r in enumerate(resources):
-            mode = elements[i].value if i < len(elements) and isinstance(elements[i], IntegerAttr) else 0  # type: ignore[union-attr]
+            entry = elements[i] if i < len(elements) else None
+            mode = entry.value if isinstance(entry, IntegerAttr) else 0
             pr.newline()
             pr.write(
                 f"{ACCESS_NAMES.get(mode, '??')} {pr.value(r)}[{pr.value(offsets[i])} for {pr.value(lengths[i])}] : "
@@ -666,7 +667,7 @@ class PackSliceRanges:
     @staticmethod
     def print(pr: Printer, op: Op, spec: OpSpec, args: tuple[Arg, ...]) -> None:
         bounds = op.properties.get(args[0].name)
-        values = [e.value for e in bounds.elements] if isinstance(bounds, ArrayAttr) else []  # type: ignore[union-attr]
+        values = [e.value if isinstance(e, IntegerAttr) else 0 for e in bounds.elements] if isinstance(bounds, ArrayAttr) else []
         sizes = spec.operand_group(op, args[1].name)
         pr.indent += 1
         for i, size in enumerate(sizes):

@@ -15,7 +15,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stream.ir.types import I1, I64, F64, FloatType, IntegerType, Type
+from stream.ir.types import F64, I1, I64, FloatType, IntegerType, Type
 
 __all__ = [
     "Attribute",
@@ -63,7 +63,7 @@ def quote_string(s: str) -> str:
         elif 0x20 <= ch < 0x7F:
             out.append(c)
         else:
-            out.append("\\%02X" % ch)
+            out.append(f"\\{ch:02X}")
     out.append('"')
     return "".join(out)
 
@@ -76,7 +76,7 @@ def format_float(value: float, type_: FloatType) -> str:
     """Print a float as MLIR does: `%e` with 6 digits when that reads back exactly, else the
     shortest round-trip decimal, else the bit pattern in hex."""
     if math.isfinite(value):
-        short = "%.6e" % value
+        short = f"{value:.6e}"
         if _round(float(short), type_) == value:
             return short
         shortest = repr(value) if type_.width != 32 else _shortest_f32(value)
@@ -84,10 +84,10 @@ def format_float(value: float, type_: FloatType) -> str:
             return shortest
     # inf, nan: hex bit pattern, as MLIR prints them
     if type_.width == 32:
-        return "0x%08X" % struct.unpack("<I", struct.pack("<f", value))[0]
+        return f"0x{struct.unpack('<I', struct.pack('<f', value))[0]:08X}"
     if type_.width == 16:
-        return "0x%04X" % struct.unpack("<H", struct.pack("<e", value))[0]
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", value))[0]
+        return f"0x{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
+    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
 
 
 def _round(v: float, t: FloatType) -> float:
@@ -100,7 +100,7 @@ def _round(v: float, t: FloatType) -> float:
 
 def _shortest_f32(v: float) -> str:
     for digits in range(1, 18):
-        s = "%.*g" % (digits, v)
+        s = f"{v:.{digits}g}"
         if _round(float(s), FloatType("f32")) == v:
             return s if ("." in s or "e" in s) else s + ".0"
     return repr(v)

@@ -16,7 +16,7 @@ __all__ = ["SourceFile", "Diagnostic", "DiagnosticError", "Note", "source_line"]
 
 # Sources read in this process, by name, so that a diagnostic raised long after parsing (by the
 # verifier or a pass) can still show the offending line.
-_SOURCES: dict[str, list["SourceFile"]] = {}
+_SOURCES: dict[str, list[SourceFile]] = {}
 
 
 def source_line(location: Location) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 from stream.ir.attributes import Attribute, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, format_symbol
 from stream.ir.core import Op, Region, Value
@@ -78,7 +78,7 @@ class Group:
     otherwise: tuple[Element, ...]
 
 
-Element = Union[Lit, Var, TypeOf, AttrDict, Regions, Custom, Group]
+Element = Lit | Var | TypeOf | AttrDict | Regions | Custom | Group
 
 
 # -- custom directives ---------------------------------------------------------------------------

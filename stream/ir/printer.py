@@ -10,7 +10,7 @@ is numbered, exactly as `--mlir-print-op-generic` does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from stream.ir.attributes import (
@@ -233,9 +233,10 @@ class Printer:
             parts.append(k if isinstance(value, UnitAttr) else f"{k} = {self.attr(value)}")
         return ", ".join(parts)
 
-    def attr_dict(self, attrs: dict[str, Attribute] | object, elided: Iterable[str] = (), keyword: bool = False) -> None:
+    def attr_dict(self, attrs: Mapping[str, Attribute], elided: Iterable[str] = (), keyword: bool = False) -> None:
         """` {a = 1, b}` (or ` attributes {...}`), omitting elided names; nothing when empty."""
-        items = sorted((k, v) for k, v in attrs.items() if k not in set(elided))  # type: ignore[attr-defined]
+        skip = set(elided)
+        items = sorted((k, v) for k, v in attrs.items() if k not in skip)
         if items:
             self.write((" attributes {" if keyword else " {") + self.dict_entries(items) + "}")
 
