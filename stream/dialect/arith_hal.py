@@ -72,8 +72,10 @@ define(OpSpec(
 ))
 
 # -- binary and cast ops -------------------------------------------------------------------------
-_OVERFLOW = Attr("overflowFlags", default=OpaqueAttr("#arith.overflow<none>"))
-_FASTMATH = Attr("fastmath", default=OpaqueAttr("#arith.fastmath<none>"))
+_OVERFLOW = Attr("overflowFlags", style="enum", default=OpaqueAttr("#arith.overflow<none>"))
+_FASTMATH = Attr("fastmath", style="enum", default=OpaqueAttr("#arith.fastmath<none>"))
+# MLIR's arith formats: the flags group is printed only when the flags are not the default.
+_FLAG_GROUP = {"overflowFlags": " (`overflow` `` $overflowFlags^)?", "fastmath": " (`fastmath` `` $fastmath^)?"}
 _BINARY = {
     **dict.fromkeys(("addi", "subi", "muli", "shli"), (_OVERFLOW,)),
     **dict.fromkeys(
@@ -92,7 +94,7 @@ for _op, _attrs in _BINARY.items():
         levels=ANY,
         traits=frozenset({"pure"}),
         same_type=(("lhs", "rhs", "result"),),
-        format="$lhs `,` $rhs attr-dict `:` type($result)",
+        format="$lhs `,` $rhs" + "".join(_FLAG_GROUP[a.name] for a in _attrs) + " attr-dict `:` type($result)",
     ))
 
 for _op in ("index_cast", "index_castui", "extui", "extsi", "trunci", "bitcast", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf"):

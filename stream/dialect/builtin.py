@@ -9,13 +9,26 @@ the generic form spells them.
 from __future__ import annotations
 
 from stream.dialect.common import ANY, anyv
-from stream.ir.attributes import ArrayAttr, Attribute, DictAttr, OpaqueAttr, StringAttr, TypeAttr, format_symbol
+from stream.ir.attributes import (
+    ArrayAttr,
+    Attribute,
+    BoolAttr,
+    DictAttr,
+    FloatAttr,
+    ImmediateTimepointAttr,
+    IntegerAttr,
+    OpaqueAttr,
+    StringAttr,
+    TypeAttr,
+    UnitAttr,
+    format_symbol,
+)
 from stream.ir.core import Op
 from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
-from stream.ir.spec import Attr, OpSpec, RegionSpec, define
+from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
 from stream.ir.spec_registry import OpState
-from stream.ir.types import FunctionType, Type
+from stream.ir.types import F64, I1, I64, TIMEPOINT, FunctionType, Type
 
 _FUNC_ATTRS = (
     Attr("sym_name", True, "symbol_name"),
@@ -184,6 +197,7 @@ for _call in ("func.call", "util.call"):
     define(OpSpec(
         _call,
         operands=(anyv("operands", "variadic"),),
+        results=(Result("results", "variadic"),),
         attrs=(Attr("callee", True, "symbol"),),
         traits=frozenset({"call"}),
         custom_parse=_parse_call,
@@ -200,12 +214,34 @@ define(OpSpec(
 
 
 # -- util.global: `util.global private mutable @name : type = initial` -------------------------
-def _attr_type_text(attr: Attribute) -> str | None:
-    """The type an initial value carries, when it is visible in its spelling."""
-    if isinstance(attr, OpaqueAttr) and " : " in attr.text:
-        return attr.text.rsplit(" : ", 1)[1]
+def _attr_type(attr: Attribute) -> Type | None:
+    """The type an initial value carries in its own spelling (`4 : index`, `dense<...> :
+    tensor<...>`, `#hal.device.target<...> : !hal.device`, `#stream.timepoint<immediate>`)."""
+    if isinstance(attr, ImmediateTimepointAttr):
+        return TIMEPOINT
+    if isinstance(attr, OpaqueAttr):
+        if " : " not in attr.text:
+            return None
+        from stream.ir.diagnostics import DiagnosticError, SourceFile
+
+        try:
+            return Parser(SourceFile("<type>", attr.text.rsplit(" : ", 1)[1])).parse_type()
+        except DiagnosticError:
+            return None
+    if isinstance(attr, BoolAttr):
+        return I1
     ty = getattr(attr, "type", None)
-    return str(ty) if isinstance(ty, Type) else None
+    return ty if isinstance(ty, Type) and not isinstance(attr, TypeAttr) else None
+
+
+def _typed_text(pr: Printer, attr: Attribute) -> str:
+    """An initial value spelled with its type, as MLIR prints a typed attribute on its own."""
+    text = pr.attr(attr)
+    if isinstance(attr, ImmediateTimepointAttr):
+        return f"{text} : {TIMEPOINT}"
+    if (isinstance(attr, IntegerAttr) and attr.type == I64) or (isinstance(attr, FloatAttr) and attr.type == F64):
+        return f"{text} : {attr.type}"
+    return text
 
 
 def _parse_global(p: Parser, state: OpState) -> None:
@@ -215,23 +251,26 @@ def _parse_global(p: Parser, state: OpState) -> None:
         if tok.text != "public":
             state.properties["sym_visibility"] = StringAttr(tok.text)
     if p.accept_keyword("mutable"):
-        from stream.ir.attributes import UnitAttr
-
         state.properties["is_mutable"] = UnitAttr()
     state.properties["sym_name"] = StringAttr(p.parse_symbol_ref().root)
     if p.lexer.peek().is_punct("{"):
         state.attributes.update(p.parse_attr_dict_body())
     type_: Type | None = p.parse_type() if p.accept(":") else None
     if p.accept("="):
+        value_tok = p.lexer.peek()
         value = p.parse_attribute(typed_opaque=True)
+        # A typed attribute MLIR does not model as text (`#stream.timepoint<immediate>`) may
+        # still be followed by its type.
+        if p.lexer.peek().is_punct(":") and _attr_type(value) is not None and not isinstance(value, OpaqueAttr):
+            p.lexer.next()
+            spelled = p.parse_type()
+            if spelled != _attr_type(value):
+                raise p.error(f"the initial value has type {_attr_type(value)}, not {spelled}", value_tok)
         state.properties["initial_value"] = value
         if type_ is None:
-            text = _attr_type_text(value)
-            if text is None:
-                raise p.error("cannot tell the global's type from its initial value; write ': type'")
-            from stream.ir.diagnostics import SourceFile
-
-            type_ = Parser(SourceFile("<type>", text)).parse_type()
+            type_ = _attr_type(value)
+            if type_ is None:
+                raise p.error("cannot tell the global's type from its initial value; write ': type' before '='", value_tok)
     if type_ is None:
         raise p.error("expected ': type' or '= initial value' for util.global")
     state.properties["type"] = TypeAttr(type_)
@@ -249,10 +288,10 @@ def _print_global(pr: Printer, op: Op) -> None:
     type_attr = op.properties.get("type")
     init = op.properties.get("initial_value")
     assert isinstance(type_attr, TypeAttr)
-    if init is None or _attr_type_text(init) != str(type_attr.type):
+    if init is None or _attr_type(init) != type_attr.type:
         pr.write(" : " + pr.type(type_attr.type))
     if init is not None:
-        pr.write(" = " + pr.attr(init))
+        pr.write(" = " + _typed_text(pr, init))
 
 
 _GLOBAL_ATTRS = frozenset({"sym_visibility", "is_mutable", "sym_name", "type", "initial_value"})

@@ -209,7 +209,7 @@ define(OpSpec(
 define(OpSpec(
     "stream.executable",
     attrs=(Attr("sym_visibility", style="string"), Attr("sym_name", True, "symbol_name")),
-    regions=(RegionSpec("body"),),
+    regions=(RegionSpec("body", "stream.executable.end"),),
     traits=frozenset({"isolated", "opaque_body", "symbol"}),
     format="custom<SymbolVisibility>($sym_visibility) $sym_name attr-dict-with-keyword regions",
     summary="dispatchable functions; the body is kept as the text it was read from",

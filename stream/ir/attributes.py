@@ -54,13 +54,14 @@ class Attribute:
 
 
 def quote_string(s: str) -> str:
-    """MLIR string literal spelling: printable ASCII kept, `"`/`\\` escaped, the rest as `\\XX`."""
+    """MLIR string literal spelling (llvm::printEscapedString): printable ASCII kept, a
+    backslash doubled, `"` and every other byte as `\\XX` (upper-case hex)."""
     out = ['"']
     for ch in s.encode("utf-8"):
         c = chr(ch)
-        if c == '"' or c == "\\":
-            out.append("\\" + c)
-        elif 0x20 <= ch < 0x7F:
+        if c == "\\":
+            out.append("\\\\")
+        elif 0x20 <= ch < 0x7F and c != '"':
             out.append(c)
         else:
             out.append(f"\\{ch:02X}")
@@ -74,34 +75,60 @@ def format_symbol(name: str) -> str:
 
 def format_float(value: float, type_: FloatType) -> str:
     """Print a float as MLIR does: `%e` with 6 digits when that reads back exactly, else the
-    shortest round-trip decimal, else the bit pattern in hex."""
+    shortest round-trip decimal, else (inf, nan) the bit pattern in hex."""
     if math.isfinite(value):
         short = f"{value:.6e}"
-        if _round(float(short), type_) == value:
+        if round_to_type(float(short), type_) == value:
             return short
-        shortest = repr(value) if type_.width != 32 else _shortest_f32(value)
+        shortest = repr(value) if type_.width not in (16, 32) else _shortest(value, type_)
         if "." in shortest or "e" in shortest:
             return shortest
-    # inf, nan: hex bit pattern, as MLIR prints them
-    if type_.width == 32:
-        return f"0x{struct.unpack('<I', struct.pack('<f', value))[0]:08X}"
-    if type_.width == 16:
-        return f"0x{struct.unpack('<H', struct.pack('<e', value))[0]:04X}"
-    return f"0x{struct.unpack('<Q', struct.pack('<d', value))[0]:016X}"
+    digits = 4 if type_.name in ("f16", "bf16") else 8 if type_.width == 32 else 16
+    return "0x" + format(float_bits(value, type_), f"0{digits}X")
 
 
-def _round(v: float, t: FloatType) -> float:
+def float_bits(value: float, t: FloatType) -> int:
+    """The IEEE bit pattern of `value` in `t` (f16, bf16, f32; anything else as f64)."""
+    if t.name == "f16":
+        return int(struct.unpack("<H", struct.pack("<e", value))[0])
+    if t.name == "bf16":
+        return _bf16_bits(value)
     if t.width == 32:
-        return struct.unpack("<f", struct.pack("<f", v))[0]
-    if t.width == 16 and t.name == "f16":
-        return struct.unpack("<e", struct.pack("<e", v))[0]
+        return int(struct.unpack("<I", struct.pack("<f", value))[0])
+    return int(struct.unpack("<Q", struct.pack("<d", value))[0])
+
+
+def float_from_bits(bits: int, t: FloatType) -> float:
+    if t.name == "f16":
+        return float(struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0])
+    if t.name == "bf16":
+        return float(struct.unpack("<f", struct.pack("<I", (bits & 0xFFFF) << 16))[0])
+    if t.width == 32:
+        return float(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+    return float(struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0])
+
+
+def _bf16_bits(value: float) -> int:
+    bits = int(struct.unpack("<I", struct.pack("<f", value))[0])
+    if math.isnan(value):
+        return (bits >> 16) | 0x40  # keep it a quiet NaN
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF  # round to nearest even
+
+
+def round_to_type(v: float, t: FloatType) -> float:
+    """`v` rounded to the precision of `t`, as MLIR's parser stores a literal (APFloat)."""
+    if t.name in ("f16", "bf16") or t.width == 32:
+        try:
+            return float_from_bits(float_bits(v, t), t)
+        except OverflowError:  # beyond the type's range: MLIR makes it infinite
+            return math.copysign(math.inf, v)
     return v
 
 
-def _shortest_f32(v: float) -> str:
+def _shortest(v: float, t: FloatType) -> str:
     for digits in range(1, 18):
         s = f"{v:.{digits}g}"
-        if _round(float(s), FloatType("f32")) == v:
+        if round_to_type(float(s), t) == v:
             return s if ("." in s or "e" in s) else s + ".0"
     return repr(v)
 
@@ -153,7 +180,8 @@ class FloatAttr(Attribute):
 
     def __str__(self) -> str:
         text = format_float(self.value, self.type)
-        return text if self.type == F64 else f"{text} : {self.type}"
+        # f64 goes without its type, unless printed in hex (which alone would read as an integer).
+        return text if self.type == F64 and not text.startswith("0x") else f"{text} : {self.type}"
 
 
 @dataclass(frozen=True, slots=True)

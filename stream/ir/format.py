@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from stream.ir.attributes import Attribute, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, format_symbol
+from stream.ir.attributes import Attribute, IntegerAttr, OpaqueAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr, format_symbol
 from stream.ir.core import Op, Region, Value
 from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.spec_registry import OpState
@@ -23,7 +23,7 @@ from stream.ir.types import Type
 
 if TYPE_CHECKING:
     from stream.ir.printer import Printer
-    from stream.ir.spec import OpSpec
+    from stream.ir.spec import Attr, OpSpec
 
 __all__ = ["Format", "ParseContext", "compile_format", "DIRECTIVES", "directive", "Arg"]
 
@@ -318,12 +318,22 @@ def _starts_present(ctx: ParseContext, first: Element) -> bool:
                 return tok.kind == "string"
             if style == "type":
                 return tok.kind in ("bang", "bare") or tok.is_punct("(")
+            if style == "enum":
+                return tok.is_punct("<")
             return tok.kind in ("int", "hexint", "float", "string", "at", "hash", "bang") or (
                 tok.kind == "punct" and tok.text in ("[", "{", "-")
             ) or (tok.kind == "bare" and tok.text != "attributes")
     if isinstance(first, TypeOf):
         return tok.kind in ("bang", "bare") or tok.is_punct("(")
     raise ValueError(f"optional group cannot start with {first!r}")
+
+
+def _first_token_element(elements: tuple[Element, ...]) -> Element:
+    """The first element of a group that reads input (spacing literals like `` `` `` read none)."""
+    for e in elements:
+        if not (isinstance(e, Lit) and e.text in ("", " ", "\\n")):
+            return e
+    raise ValueError("an optional group needs an element that reads input")
 
 
 def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
@@ -364,7 +374,7 @@ def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
             parse_fn, _ = DIRECTIVES[e.name]
             parse_fn(ctx, e.args)
         elif isinstance(e, Group):
-            if _starts_present(ctx, e.then[0]):
+            if _starts_present(ctx, _first_token_element(e.then)):
                 _parse_seq(ctx, e.then)
                 for x in e.then:
                     if isinstance(x, Var) and x.anchor and x.kind == "attr" and x.name not in ctx.attrs:
@@ -378,7 +388,10 @@ def _parse_region(ctx: ParseContext, name: str) -> Region:
     rspec = next(r for r in ctx.spec.regions if r.name == name)
     if "opaque_body" in ctx.spec.traits:
         return ctx.parser.parse_region_or_verbatim(
-            isolated=ctx.spec.isolated, default_dialect=ctx.spec.default_dialect, implicit_terminator=rspec.terminator
+            isolated=ctx.spec.isolated,
+            default_dialect=ctx.spec.default_dialect,
+            implicit_terminator=rspec.terminator,
+            terminator=rspec.terminator,
         )
     return ctx.parser.parse_region(
         isolated=ctx.spec.isolated,
@@ -406,14 +419,15 @@ def _parse_var(ctx: ParseContext, e: Var) -> None:
     elif e.kind == "attr":
         attr = ctx.spec._attr_index[e.name]
         # A unit attribute anchoring an optional group is spelled by the group's keyword only.
-        ctx.attrs[e.name] = UnitAttr() if attr.style == "unit" else parse_attr_styled(p, attr.style, attr.int_type)
+        ctx.attrs[e.name] = UnitAttr() if attr.style == "unit" else parse_attr_styled(p, attr)
     elif e.kind == "region":
         ctx.regions[e.name] = _parse_region(ctx, e.name)
     else:
         raise ValueError(f"cannot parse result variable ${e.name}")
 
 
-def parse_attr_styled(p: Parser, style: str, int_type: Type) -> Attribute:
+def parse_attr_styled(p: Parser, attr: Attr) -> Attribute:
+    style = attr.style
     if style == "symbol_name":
         tok = p.lexer.next()
         if tok.kind != "at":
@@ -429,7 +443,7 @@ def parse_attr_styled(p: Parser, style: str, int_type: Type) -> Attribute:
         if tok.kind not in ("int", "hexint"):
             raise p.error(f"expected an integer, found '{tok.text}'", tok)
         value = int(tok.text, 0)
-        return IntegerAttr(-value if neg else value, int_type)
+        return IntegerAttr(-value if neg else value, attr.int_type)
     if style == "string":
         tok = p.lexer.next()
         if tok.kind != "string":
@@ -439,6 +453,10 @@ def parse_attr_styled(p: Parser, style: str, int_type: Type) -> Attribute:
         return StringAttr(unescape(tok.text))
     if style == "type":
         return TypeAttr(p.parse_type())
+    if style == "enum":
+        if not p._adjacent("<"):
+            raise p.error(f"expected '<...>' (the value of {attr.enum_prefix}<...>)")
+        return OpaqueAttr(attr.enum_prefix + p._raw_balanced(p.lexer.pos))
     return p.parse_attribute()
 
 
@@ -561,7 +579,9 @@ def _present(op: Op, spec: OpSpec, e: Element) -> bool:
         if e.kind == "result":
             return bool(spec.result_group(op, e.name))
         if e.kind == "attr":
-            return op.properties.get(e.name) is not None
+            # A default-valued attribute anchors a group only when it differs from its default.
+            value = op.properties.get(e.name)
+            return value is not None and not _is_default(spec, e.name, value)
         if e.kind == "region":
             index = next(i for i, r in enumerate(spec.regions) if r.name == e.name)
             return index < len(op.regions) and bool(op.regions[index].blocks)
@@ -657,7 +677,7 @@ def _print_var(printer: Printer, op: Op, spec: OpSpec, e: Var) -> None:
     elif e.kind == "attr":
         attr = op.properties.get(e.name)
         assert attr is not None
-        printer.write(format_attr_styled(printer, attr, spec._attr_index[e.name].style))
+        printer.write(format_attr_styled(printer, attr, spec._attr_index[e.name]))
     elif e.kind == "region":
         index = next(i for i, r in enumerate(spec.regions) if r.name == e.name)
         print_region_of(printer, op, spec, index)
@@ -665,7 +685,8 @@ def _print_var(printer: Printer, op: Op, spec: OpSpec, e: Var) -> None:
         printer.write(printer.values(spec.result_group(op, e.name)))
 
 
-def format_attr_styled(printer: Printer, attr: Attribute, style: str) -> str:
+def format_attr_styled(printer: Printer, attr: Attribute, spec: Attr) -> str:
+    style = spec.style
     if style == "symbol_name" and isinstance(attr, StringAttr):
         return format_symbol(attr.value)
     if style == "int" and isinstance(attr, IntegerAttr):
@@ -674,4 +695,6 @@ def format_attr_styled(printer: Printer, attr: Attribute, style: str) -> str:
         return printer.type(attr.type)
     if style == "symbol" and isinstance(attr, SymbolRefAttr):
         return str(attr)
+    if style == "enum" and isinstance(attr, OpaqueAttr) and attr.text.startswith(spec.enum_prefix + "<"):
+        return attr.text[len(spec.enum_prefix) :]
     return printer.attr(attr)

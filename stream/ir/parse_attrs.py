@@ -8,7 +8,6 @@ Unknown dialect types and attributes (`!hal.buffer_view`, `#hal.executable.targe
 from __future__ import annotations
 
 import re
-import struct
 
 from stream.ir.attributes import (
     AffinityAttr,
@@ -28,7 +27,9 @@ from stream.ir.attributes import (
     SymbolRefAttr,
     TypeAttr,
     UnitAttr,
+    float_from_bits,
     format_float,
+    round_to_type,
 )
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.lexer import Lexer, Token
@@ -335,9 +336,9 @@ class AttrParser:
         if tok.kind == "float" or isinstance(type_, FloatType):
             ftype = type_ if isinstance(type_, FloatType) else F64
             if tok.kind == "hexint":
-                value = _float_from_bits(int(tok.text, 16), ftype)
+                value = float_from_bits(int(tok.text, 16), ftype)
             else:
-                value = float(tok.text)
+                value = round_to_type(float(tok.text), ftype)
             return FloatAttr(-value if neg else value, ftype)
         ivalue = int(tok.text, 0)
         ivalue = -ivalue if neg else ivalue
@@ -425,14 +426,6 @@ def _symbol_text(tok_text: str) -> str:
     return unescape(body) if body.startswith('"') else body
 
 
-def _float_from_bits(bits: int, t: FloatType) -> float:
-    if t.width == 32:
-        return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
-    if t.width == 16 and t.name == "f16":
-        return struct.unpack("<e", struct.pack("<H", bits & 0xFFFF))[0]
-    return struct.unpack("<d", struct.pack("<Q", bits & 0xFFFFFFFFFFFFFFFF))[0]
-
-
 _DENSE_TOKEN = re.compile(r"\s*(?:(-?\d+\.\d*(?:[eE][+\-]?\d+)?|-?\d+(?:[eE][+\-]?\d+)?)|(true|false)|([\[\](),]))")
 
 
@@ -451,7 +444,7 @@ def _normalize_dense(raw: str, type_: Type) -> str:
         num, boolean, punct = m.groups()
         if num is not None:
             if isinstance(element, FloatType):
-                out.append(format_float(float(num), element))
+                out.append(format_float(round_to_type(float(num), element), element))
             elif isinstance(element, IntegerType) and element.width == 1:
                 out.append("true" if int(float(num)) else "false")
             else:

@@ -249,10 +249,11 @@ class Parser(AttrParser):
         if self.accept("("):
             isolated = bool(spec and spec.isolated)
             dialect = spec.default_dialect if spec else None
-            opaque = spec is not None and "opaque_body" in spec.traits  # type: ignore[attr-defined]
+            opaque = spec is not None and "opaque_body" in spec.traits
             while True:
                 if opaque:
-                    state.regions.append(self.parse_region_or_verbatim(isolated=isolated, default_dialect=dialect))
+                    terminator = spec.region_terminator(len(state.regions)) if spec is not None else None
+                    state.regions.append(self.parse_region_or_verbatim(isolated=isolated, default_dialect=dialect, terminator=terminator))
                 else:
                     state.regions.append(self.parse_region(isolated=isolated, default_dialect=dialect))
                 if not self.accept(","):
@@ -352,10 +353,21 @@ class Parser(AttrParser):
         self.pop_scope()
         return Region(tuple(self._resolve_successors(blocks, labels)))
 
-    def parse_region_or_verbatim(self, *, isolated: bool, default_dialect: str | None, implicit_terminator: str | None = None) -> Region:
+    def parse_region_or_verbatim(
+        self,
+        *,
+        isolated: bool,
+        default_dialect: str | None,
+        implicit_terminator: str | None = None,
+        terminator: str | None = None,
+    ) -> Region:
         """An opaque body (an executable's): parsed as ops when every op in it has a known
         syntax, else kept as its exact text in a `streamproof.verbatim` op, so that IREE's
-        pretty dumps (with `linalg` and friends inside executables) still read."""
+        pretty dumps (with `linalg` and friends inside executables) still read.
+
+        `terminator` names the body's terminator (elided in pretty form when it is
+        `implicit_terminator`): a verbatim body ends with it as a real op in either form, so
+        that pretty and generic reads of one body are equal."""
         start = self.lexer.offset
         depth = len(self._frames)
         try:
@@ -366,8 +378,16 @@ class Parser(AttrParser):
             end = self.lexer.scan_balanced(start, "{", "}")
             self.lexer.reset(end)
             text = _dedent(self.source.text[start + 1 : end - 1])
-            op = Op(VERBATIM, properties=freeze({"text": StringAttr(text)}), location=self.lexer.location(start))
-            return Region((Block((), (op,)),))
+            terminator = terminator or implicit_terminator
+            if terminator is not None:
+                lines = text.split("\n")
+                if lines and lines[-1].strip() in (terminator, f'"{terminator}"() : () -> ()'):
+                    text = "\n".join(lines[:-1]).rstrip("\n")
+            location = self.lexer.location(start)
+            ops = [Op(VERBATIM, properties=freeze({"text": StringAttr(text)}), location=location)]
+            if terminator is not None:
+                ops.append(Op(terminator, location=location))
+            return Region((Block((), tuple(ops)),))
 
     def _parse_block_label(self, labels: dict[str, int], index: int) -> tuple[str, list[Value]]:
         tok = self.lexer.next()

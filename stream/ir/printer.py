@@ -19,6 +19,7 @@ from stream.ir.attributes import (
     DictAttr,
     OptimalAttr,
     StringAttr,
+    TypeAttr,
     UnitAttr,
     format_dict_entries,
     quote_string,
@@ -131,14 +132,17 @@ class Printer:
 
     def _number_region(self, region: Region, c: _Counters, scope: _Names) -> None:
         pretty = not self.generic
-        for block in region.blocks:
+        for index, block in enumerate(region.blocks):
             for arg in block.arguments:
                 hint = arg.name_hint if pretty and arg.name_hint and _VALID_NAME.match(arg.name_hint) else None
-                if hint is None:
+                if hint is not None:
+                    self.names[arg] = "%" + self._unique(hint, c, scope)
+                elif index == 0:  # MLIR names only entry-block arguments `%argN`
                     self.names[arg] = f"%arg{c.arg}"
                     c.arg += 1
                 else:
-                    self.names[arg] = "%" + self._unique(hint, c, scope)
+                    self.names[arg] = f"%{c.value}"
+                    c.value += 1
             for op in block.ops:
                 if op.results:
                     self._name_results(op, c, scope, pretty)
@@ -203,6 +207,8 @@ class Printer:
                 return "{" + self.dict_entries(a.entries) + "}"
             if isinstance(a, OptimalAttr):
                 return "#hal.device.optimal<[" + ", ".join(self.attr(e) for e in a.options) + "]>"
+            if isinstance(a, TypeAttr):
+                return self.type(a.type)
         return str(a)
 
     def type(self, t: Type) -> str:
@@ -298,7 +304,7 @@ class Printer:
             if index > 0 or (print_entry_args and block.arguments) or (self.generic and block.arguments):
                 self.indent -= 1
                 self.newline()
-                self.write(self._block_header(block, index))
+                self.write(self._block_header(block, index) + _predecessor_comment(region, index))
                 self.indent += 1
             ops = block.ops
             if not print_terminator and len(region.blocks) == 1 and ops:
@@ -332,6 +338,19 @@ class Printer:
 
     def successor(self, index: int) -> str:
         return f"^bb{index}"
+
+
+def _predecessor_comment(region: Region, index: int) -> str:
+    """MLIR's `  // pred: ^bb0` / `  // 2 preds: ^bb0, ^bb1` after a block label (one entry
+    per branch edge, sorted; nothing for an entry block without predecessors)."""
+    preds = sorted(
+        i for i, block in enumerate(region.blocks) if block.ops for s in block.ops[-1].successors if s == index
+    )
+    if not preds:
+        return "" if index == 0 else "  // no predecessors"
+    if len(set(preds)) == 1:
+        return f"  // pred: ^bb{preds[0]}"
+    return f"  // {len(preds)} preds: " + ", ".join(f"^bb{i}" for i in preds)
 
 
 def _alias_lines(printer: Printer, aliases: tuple[Alias, ...], locations: bool) -> list[str]:

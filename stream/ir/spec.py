@@ -52,13 +52,15 @@ class Result:
     kind: str = "any"
 
 
-AttrPrint = Literal["attr", "symbol_name", "symbol", "int", "string", "type", "unit"]
+AttrPrint = Literal["attr", "symbol_name", "symbol", "int", "string", "type", "unit", "enum"]
 
 
 @dataclass(frozen=True, slots=True)
 class Attr:
     """An inherent attribute. `style` says how the pretty form spells it: a full attribute, a
-    symbol name (`@f` for a StringAttr), an integer without its type, a bare type, ..."""
+    symbol name (`@f` for a StringAttr), an integer without its type, a bare type, or (`enum`)
+    a dialect enum attribute without its `#dialect.mnemonic` prefix (`overflow<nsw>` for
+    `#arith.overflow<nsw>`; the prefix is the one of `default`)."""
 
     name: str
     required: bool = False
@@ -67,6 +69,14 @@ class Attr:
     # A default the pretty form leaves out (MLIR's DefaultValuedAttr): set when parsing if
     # absent, elided when printing if equal.
     default: Attribute | None = None
+
+    @property
+    def enum_prefix(self) -> str:
+        """`#arith.overflow` for an `enum` attribute whose default is `#arith.overflow<none>`."""
+        text = str(self.default)
+        if self.style != "enum" or "<" not in text:
+            raise ValueError(f"attribute '{self.name}' is not an enum with a default")
+        return text[: text.index("<")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +134,10 @@ class OpSpec:
         self._attr_index = {a.name: a for a in self.attrs}
 
     # -- RegisteredOp protocol -------------------------------------------------------------
+    def region_terminator(self, index: int) -> str | None:
+        """The terminator the op's region number `index` ends with (None when free)."""
+        return self.regions[index].terminator if index < len(self.regions) else None
+
     def has_pretty(self) -> bool:
         return self.format is not None or self.custom_parse is not None
 

@@ -42,6 +42,9 @@ class RegisteredOp(Protocol):
     inherent_attributes: frozenset[str]
     isolated: bool
     default_dialect: str | None
+    traits: frozenset[str]
+
+    def region_terminator(self, index: int) -> str | None: ...
 
     def parse_pretty(self, parser: Parser, state: OpState) -> None: ...
 
