@@ -357,7 +357,11 @@ def _check_levels(c: _Collector, func_op: Op) -> None:
                 f"'{op.name}' is not allowed in @{f.name}, which is at the {level} level (allowed at: {allowed})",
                 (source, f"@{f.name} is at the {level} level because of this '{source.name}'"),
             )
-    if level in ("async", "cmd"):
+    # Lifetimes are assigned by refine-usage, which runs at the async level before scheduling (as
+    # IREE's VerifyLoweringToAsyncResources allows `*` and VerifyLoweringToAsync does not): `*`
+    # is an error at the cmd level and in scheduled async functions (with execution regions).
+    scheduled = level == "cmd" or any(op.name == "stream.async.execute" for op in func_op.walk())
+    if scheduled:
         for op in func_op.walk():
             values: list[Value] = list(op.results) + list(op.operands)
             for region in op.regions:
