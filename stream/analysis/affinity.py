@@ -1,0 +1,312 @@
+"""Affinity: the device each op runs on and the device each value lives on.
+
+**Input level** (`InputAffinity.of`). Placement is written by the user as the discardable
+`stream.affinity` attribute. The rules, in order (each op and value gets exactly one device):
+
+1. An op's own `stream.affinity` always wins.
+2. `flow.tensor.transfer` runs where its operand lives; its result lives on its target.
+3. Compute ops (`flow.dispatch`) run on the function's `stream.affinity`, else the module's
+   `stream.affinity.default`, else `@dev0` (the *fallback*).
+4. Data-access ops (`flow.tensor.clone/slice/load` and `flow.tensor.update/store`) run where the
+   tensor they read (clone, slice, load) or write (the target of update, store) lives. They only
+   move or touch data, so they never cause a transfer of that tensor themselves.
+5. Values that can be made anywhere -- tensor function arguments (an `stream.affinity` or
+   `iree.abi.affinity` argument attribute places them), splats, empties and dense constants --
+   go to the function's `stream.affinity` when it has one, else to the single device all their
+   consumers need, else to the fallback. A consumer needs the device it runs on; a transfer
+   needs its target; a data-access op that follows the value (rule 4) passes on what its own
+   results' consumers need; a `return` needs the result's `iree.abi.affinity`, if any. This
+   places an unplaced splat on the device that uses it instead of making it on `@dev0` and
+   transferring it (IREE's AffinityAnalysis does the same for cheap producers).
+
+Every result lives where its op runs (transfers aside). A use on another device than where the
+value lives needs an explicit transfer; convert-to-stream inserts it, and the verifier checks
+the outcome (AFFINITY_MISMATCH).
+
+**Stream levels** (`result_affinity`, `value_affinities`): every stream op carries its device in
+its `affinity` property; a transfer's result lives on its `to(...)` affinity.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr, OptimalAttr, PromiseAttr
+from stream.ir.core import Block, Module, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import TensorType
+from stream.ir.walk import Function, users
+
+__all__ = [
+    "DEFAULT_DEVICE",
+    "Role",
+    "InputAffinity",
+    "normalize",
+    "explicit_affinity",
+    "module_default",
+    "result_affinity",
+    "value_affinities",
+    "same_device",
+]
+
+DEFAULT_DEVICE = AffinityAttr("dev0")
+
+
+class Role(enum.Enum):
+    """How an input-level op is placed (see the module docstring)."""
+
+    COMPUTE = "compute"  # rule 3
+    TRANSFER = "transfer"  # rule 2
+    FOLLOW = "follow"  # rule 4: runs where the named operand lives
+    CREATE = "create"  # rule 5
+
+
+# op name -> (role, the operand group a FOLLOW op follows)
+ROLES: dict[str, tuple[Role, str | None]] = {
+    "flow.dispatch": (Role.COMPUTE, None),
+    "flow.tensor.transfer": (Role.TRANSFER, "operand"),
+    "flow.tensor.splat": (Role.CREATE, None),
+    "flow.tensor.empty": (Role.CREATE, None),
+    "arith.constant": (Role.CREATE, None),  # only when it makes a tensor
+    "flow.tensor.clone": (Role.FOLLOW, "operand"),
+    "flow.tensor.slice": (Role.FOLLOW, "source"),
+    "flow.tensor.load": (Role.FOLLOW, "source"),
+    "flow.tensor.update": (Role.FOLLOW, "target"),
+    "flow.tensor.store": (Role.FOLLOW, "target"),
+}
+
+_ARG_AFFINITY_KEYS = ("stream.affinity", "iree.abi.affinity")
+
+
+def normalize(attr: Attribute | None, op_or_location: object = None) -> AffinityAttr | None:
+    """A placement as a `#hal.device.affinity` (promises name a device too); None when absent.
+    `#hal.device.optimal` ("any of these") is not a placement streamproof can run with."""
+    if attr is None:
+        return None
+    if isinstance(attr, AffinityAttr):
+        return attr
+    if isinstance(attr, PromiseAttr):
+        return AffinityAttr(attr.device, attr.queues)
+    where = getattr(op_or_location, "location", op_or_location)
+    what = "#hal.device.optimal<...> (a choice among devices)" if isinstance(attr, OptimalAttr) else f"'{attr}'"
+    if where is None:
+        raise ValueError(f"{what} is not a device placement")
+    raise DiagnosticError.at(where, f"{what} is not a device placement; use #hal.device.affinity<@device>")  # type: ignore[arg-type]
+
+
+def explicit_affinity(op: Op) -> AffinityAttr | None:
+    """The op's own `stream.affinity` attribute."""
+    return normalize(op.attributes.get("stream.affinity"), op)
+
+
+def module_default(module: Module) -> AffinityAttr:
+    found = normalize(module.attributes.get("stream.affinity.default"), module)
+    return found if found is not None else DEFAULT_DEVICE
+
+
+def same_device(a: AnyAffinity | None, b: AnyAffinity | None) -> bool:
+    """Whether two placements name the same device memory (queue masks do not matter)."""
+    if a is None or b is None:
+        return a is b
+    return a.devices() == b.devices()
+
+
+def _arg_affinity(func: Function, index: int) -> AffinityAttr | None:
+    for key in _ARG_AFFINITY_KEYS:
+        found = func.arg_attr(index, key)
+        if found is not None:
+            return normalize(found, func.op)
+    return None
+
+
+def result_attr_affinity(func: Function, index: int) -> AffinityAttr | None:
+    """A result's requested device (`iree.abi.affinity` / `stream.affinity` result attribute)."""
+    from stream.ir.attributes import ArrayAttr
+
+    attrs = func.op.properties.get("res_attrs")
+    if isinstance(attrs, ArrayAttr) and index < len(attrs):
+        d = attrs.elements[index]
+        if isinstance(d, DictAttr):
+            for key in _ARG_AFFINITY_KEYS:
+                found = d.get(key)
+                if found is not None:
+                    return normalize(found, func.op)
+    return None
+
+
+def _role(op: Op) -> tuple[Role, str | None] | None:
+    found = ROLES.get(op.name)
+    if found is None:
+        return None
+    if op.name == "arith.constant" and not any(isinstance(r.type, TensorType) for r in op.results):
+        return None
+    return found
+
+
+@dataclass(slots=True)
+class InputAffinity:
+    """Placement of one input-level function (see the module docstring for the rules).
+
+    `execution[op]` is where a placed op runs; `placement[v]` where a tensor value lives."""
+
+    fallback: AffinityAttr
+    execution: dict[Op, AffinityAttr] = field(default_factory=dict)
+    placement: dict[Value, AffinityAttr] = field(default_factory=dict)
+
+    @staticmethod
+    def of(func: Function, module: Module) -> InputAffinity:
+        func_aff = normalize(func.op.attributes.get("stream.affinity"), func.op)
+        fallback = func_aff or module_default(module)
+        result = InputAffinity(fallback)
+        _Solver(func, func_aff, result).run()
+        return result
+
+    def device_of(self, value: Value) -> AffinityAttr:
+        return self.placement.get(value, self.fallback)
+
+
+@dataclass(slots=True)
+class _Solver:
+    func: Function
+    func_aff: AffinityAttr | None
+    out: InputAffinity
+    pending: set[Value] = field(default_factory=set)  # rule-5 values waiting for their consumers
+    follows: dict[Op, Value] = field(default_factory=dict)  # rule-4 ops waiting for their operand
+    creators: list[Op] = field(default_factory=list)
+
+    def run(self) -> None:
+        body = self.func.body
+        self._forward(body)
+        demand = self._demand(body)
+        for arg in self.func.arguments:
+            if arg in self.pending:
+                self.out.placement[arg] = self._choose(demand.get(arg, {}))
+        for op in body.ops:
+            if op in self.creators:
+                self._place(op, self._choose(_merge(demand.get(r, {}) for r in op.results)))
+            elif op in self.follows:
+                self._place(op, self.out.placement[self.follows[op]])
+            elif op.name == "flow.tensor.transfer" and op not in self.out.execution:
+                self.out.execution[op] = self.out.placement[op.operands[0]]
+
+    def _place(self, op: Op, aff: AffinityAttr) -> None:
+        self.out.execution[op] = aff
+        for r in op.results:
+            if isinstance(r.type, TensorType):
+                self.out.placement[r] = aff
+
+    def _choose(self, devices: Mapping[tuple[str, ...], AffinityAttr]) -> AffinityAttr:
+        if len(devices) == 1:
+            return next(iter(devices.values()))
+        return self.out.fallback
+
+    def _forward(self, body: Block) -> None:
+        from stream.ir.spec import spec_of
+
+        for i, arg in enumerate(self.func.arguments):
+            if isinstance(arg.type, TensorType):
+                aff = _arg_affinity(self.func, i) or self.func_aff
+                if aff is None:
+                    self.pending.add(arg)
+                else:
+                    self.out.placement[arg] = aff
+        for op in body.ops:
+            role = _role(op)
+            if role is None:
+                continue
+            kind, followed = role
+            own = explicit_affinity(op)
+            if kind is Role.TRANSFER:
+                source = op.operands[0]
+                if source in self.out.placement:
+                    self.out.execution[op] = self.out.placement[source]
+                target = normalize(op.properties.get("target"), op)
+                assert target is not None
+                self.out.placement[op.results[0]] = target
+            elif own is not None:
+                self._place(op, own)
+            elif kind is Role.COMPUTE:
+                self._place(op, self.out.fallback)
+            elif kind is Role.CREATE:
+                if self.func_aff is not None:
+                    self._place(op, self.func_aff)
+                else:
+                    self.creators.append(op)
+                    self.pending.update(op.results)
+            else:
+                spec = spec_of(op)
+                assert spec is not None and followed is not None
+                value = spec.operand_group(op, followed)[0]
+                if value in self.out.placement:
+                    self._place(op, self.out.placement[value])
+                else:
+                    self.follows[op] = value
+                    self.pending.update(r for r in op.results if isinstance(r.type, TensorType))
+
+    def _demand(self, body: Block) -> dict[Value, dict[tuple[str, ...], AffinityAttr]]:
+        """For every pending value, the devices its consumers need (computed backwards, so that a
+        follower's own needs are known before the value it follows)."""
+        uses = users(body)
+        demand: dict[Value, dict[tuple[str, ...], AffinityAttr]] = {}
+
+        def needs(v: Value) -> dict[tuple[str, ...], AffinityAttr]:
+            out: dict[tuple[str, ...], AffinityAttr] = {}
+            for user in uses.get(v, ()):
+                if self.follows.get(user) is v:
+                    for r in user.results:
+                        out.update({k: a for k, a in demand.get(r, {}).items() if k not in out})
+                elif user.name == "flow.tensor.transfer":
+                    target = self.out.placement[user.results[0]]
+                    out.setdefault(target.devices(), target)
+                elif user in self.out.execution:
+                    aff = self.out.execution[user]
+                    out.setdefault(aff.devices(), aff)
+                elif user.name in ("func.return", "util.return"):
+                    for index, operand in enumerate(user.operands):
+                        if operand is v:
+                            wanted = result_attr_affinity(self.func, index)
+                            if wanted is not None:
+                                out.setdefault(wanted.devices(), wanted)
+            return out
+
+        for op in reversed(body.ops):
+            for r in op.results:
+                if r in self.pending:
+                    demand[r] = needs(r)
+        for arg in self.func.arguments:
+            if arg in self.pending:
+                demand[arg] = needs(arg)
+        return demand
+
+
+def _merge(maps: object) -> dict[tuple[str, ...], AffinityAttr]:
+    out: dict[tuple[str, ...], AffinityAttr] = {}
+    for m in maps:  # type: ignore[attr-defined]
+        for k, a in m.items():
+            out.setdefault(k, a)
+    return out
+
+
+# -- stream levels ---------------------------------------------------------------------------------
+def result_affinity(op: Op) -> AffinityAttr | None:
+    """Where the resource results of a stream op live."""
+    if op.name == "stream.async.transfer":
+        found = op.properties.get("target_affinity") or op.properties.get("affinity")
+    else:
+        found = op.properties.get("affinity")
+    return found if isinstance(found, AffinityAttr) else normalize(found) if isinstance(found, PromiseAttr) else None
+
+
+def value_affinities(block: Block) -> dict[Value, AffinityAttr]:
+    """The device of every resource value defined by an op of `block` that says where it lives
+    (block arguments and values of ops without an affinity are absent)."""
+    out: dict[Value, AffinityAttr] = {}
+    for op in block.ops:
+        aff = result_affinity(op)
+        if aff is None:
+            continue
+        for r in op.results:
+            out[r] = aff
+    return out

@@ -1,0 +1,579 @@
+"""convert-to-stream: input level (flow ops on tensors) -> tensor level (`stream.tensor.*`).
+
+Every tensor value of the input becomes a pair (`!stream.resource<*>` value, byte size) with the
+same contents, the size coming from `stream.tensor.sizeof` of the tensor type (encode-tensors
+turns it into bytes). Op by op (rules in `_RULES`):
+
+* `flow.dispatch` -> `stream.tensor.dispatch` (encodings = the tensor types; a tied result
+  reuses the operand's size);
+* `flow.tensor.transfer` -> `stream.async.transfer from(source) -> to(target)`;
+* `flow.tensor.splat/empty/clone/slice/update` and `arith.constant dense<...>` tensors -> their
+  `stream.tensor.*` forms;
+* `flow.tensor.load` -> slice out the element, `stream.async.transfer` it to a `staging`
+  resource, `stream.tensor.load` it on the host (a one-element tensor is transferred whole);
+* `flow.tensor.store` -> `stream.tensor.fill` of the one element on the device;
+* the function becomes `util.func public` with IREE's synchronous ABI (docs/CONVENTIONS.md):
+  tensor arguments are `!hal.buffer_view`s imported with `stream.tensor.import` (`consume` for
+  `iree.abi.consume` / `iree.abi.output` arguments, borrowed otherwise) and cast to `*`; tensor
+  results are cast to `external` and exported with `stream.tensor.export`.
+
+Placement comes from the Affinity analysis (`stream.analysis.affinity`, rules in its docstring):
+every stream op gets its device in `affinity`, and wherever an op runs on another device than
+an operand lives, an explicit `stream.async.transfer` moves the operand (one per value and
+device, reused by later consumers). `stream.affinity` attributes are consumed and dropped.
+
+Invariant established: no tensor-typed value remains outside executables; each function's
+results compute the same bytes as the input's; every resource is used only on the device it
+lives on, except through a transfer.
+
+Functions without tensors are left as they are. Multi-block functions, `scf` and calls are
+refused with a diagnostic. A dynamically shaped argument gets its dims from the first op that
+spells them (`tensor<?x4xf32>{%n}`); one that no op uses is not imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stream.analysis.affinity import InputAffinity, normalize, result_attr_affinity, same_device
+from stream.ir.attributes import (
+    AffinityAttr,
+    ArrayAttr,
+    Attribute,
+    DenseAttr,
+    DictAttr,
+    StringAttr,
+    TypeAttr,
+    UnitAttr,
+)
+from stream.ir.core import Module, Op, Region, Value, freeze
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import spec_of, view
+from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
+from stream.ir.walk import FUNCTION_OPS, Function
+from stream.passes.block_builder import BlockBuilder, check_straight_line
+from stream.passes.pass_manager import register_pass
+
+__all__ = ["convert_to_stream", "BUFFER_VIEW"]
+
+BUFFER_VIEW = OpaqueType("!hal.buffer_view")
+UNKNOWN = ResourceType(Lifetime.UNKNOWN)
+EXTERNAL = ResourceType(Lifetime.EXTERNAL)
+STAGING = ResourceType(Lifetime.STAGING)
+
+# Argument attributes the conversion interprets (and drops).
+_CONSUME_KEYS = ("iree.abi.consume", "iree.abi.output")
+_ABI_KEYS = frozenset({*_CONSUME_KEYS, "iree.abi.affinity", "stream.affinity"})
+
+# op name -> pairs (tensor operand group, the group holding their dynamic dims)
+_OPERAND_DIMS: dict[str, tuple[tuple[str, str], ...]] = {
+    "flow.dispatch": (("arguments", "argument_dims"),),
+    "flow.tensor.transfer": (("operand", "operand_dims"),),
+    "flow.tensor.clone": (("operand", "operand_dims"),),
+    "flow.tensor.slice": (("source", "source_dims"),),
+    "flow.tensor.update": (("target", "target_dims"), ("update", "update_dims")),
+    "flow.tensor.load": (("source", "source_dims"),),
+    "flow.tensor.store": (("target", "target_dims"),),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Tensor:
+    """A tensor value of the input as the tensor level holds it."""
+
+    resource: Value
+    size: Value
+    type: TensorType
+    dims: tuple[Value, ...]
+    device: AffinityAttr
+
+
+@register_pass("convert-to-stream", produces="tensor")
+def convert_to_stream(module: Module) -> Module:
+    """Lower flow ops on tensors to stream.tensor ops on resources, placing every op on a device."""
+    ops = []
+    for top in module.ops:
+        if top.name in FUNCTION_OPS and top.regions and top.regions[0].blocks and _has_tensors(top):
+            ops.append(_FunctionConverter(Function(top), module).run())
+        else:
+            ops.append(top)
+    return module.replace(ops=tuple(ops))
+
+
+def _has_tensors(func_op: Op) -> bool:
+    ftype = Function(func_op).type
+    if any(isinstance(t, TensorType) for t in (*ftype.inputs, *ftype.results)):
+        return True
+    return any(op.dialect == "flow" or any(isinstance(r.type, TensorType) for r in op.results) for op in func_op.walk() if op is not func_op)
+
+
+def operand_dims(op: Op) -> list[tuple[Value, tuple[Value, ...]]]:
+    """(tensor operand, its dynamic dim values as the op spells them) for every tensor operand."""
+    spec = spec_of(op)
+    out: list[tuple[Value, tuple[Value, ...]]] = []
+    if spec is None:
+        return out
+    for group, dims_group in _OPERAND_DIMS.get(op.name, ()):
+        dims = iter(spec.operand_group(op, dims_group))
+        for v in spec.operand_group(op, group):
+            if isinstance(v.type, TensorType):
+                out.append((v, tuple(next(dims) for _ in range(v.type.dynamic_dims))))
+    return out
+
+
+@dataclass(slots=True)
+class _FunctionConverter:
+    func: Function
+    module: Module
+    b: BlockBuilder = field(init=False)
+    affinity: InputAffinity = field(init=False)
+    tensors: dict[Value, Tensor] = field(default_factory=dict)
+    moved: dict[tuple[Value, tuple[str, ...]], Tensor] = field(default_factory=dict)
+    sizes: dict[tuple[TensorType, tuple[Value, ...], AffinityAttr], Value] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.b = BlockBuilder(location=self.func.op.location)
+
+    # -- driver ------------------------------------------------------------------------------
+    def run(self) -> Op:
+        check_straight_line(self.func, "convert-to-stream")
+        self.affinity = InputAffinity.of(self.func, self.module)
+        arguments = self._import_arguments()
+        for op in self.func.body.ops:
+            rule = _RULES.get(op.name)
+            if rule is not None:
+                rule(self, op)
+            elif op.name == "arith.constant" and isinstance(op.results[0].type, TensorType):
+                self._constant(op)
+            elif any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)):
+                raise DiagnosticError.at(op.location, f"convert-to-stream cannot lower '{op.name}' on tensors")
+            elif op.name in ("func.call", "util.call"):
+                raise DiagnosticError.at(op.location, f"convert-to-stream does not support calls ('{op.name}')")
+            else:
+                self.b.copy(op)
+        return self._function(arguments)
+
+    def _function(self, arguments: tuple[Value, ...]) -> Op:
+        ftype = self.func.type
+        inputs = tuple(BUFFER_VIEW if isinstance(t, TensorType) else t for t in ftype.inputs)
+        results = tuple(BUFFER_VIEW if isinstance(t, TensorType) else t for t in ftype.results)
+        props: dict[str, Attribute] = {
+            "sym_name": StringAttr(self.func.name),
+            "function_type": TypeAttr(FunctionType(inputs, results)),
+        }
+        for key in ("sym_visibility", "tied_operands"):
+            if key in self.func.op.properties:
+                props[key] = self.func.op.properties[key]
+        for key, n in (("arg_attrs", len(inputs)), ("res_attrs", len(results))):
+            kept = _strip_abi_attrs(self.func.op.properties.get(key), n)
+            if kept is not None:
+                props[key] = kept
+        attributes = {k: v for k, v in self.func.op.attributes.items() if k != "stream.affinity"}
+        region = Region((self.b.block(arguments),))
+        return Op("util.func", properties=freeze(props), attributes=freeze(attributes), regions=(region,), location=self.func.op.location)
+
+    # -- values ------------------------------------------------------------------------------
+    def sizeof(self, type_: TensorType, dims: tuple[Value, ...], device: AffinityAttr) -> Value:
+        key = (type_, dims, device)
+        found = self.sizes.get(key)
+        if found is None:
+            op = self.b.create(
+                "stream.tensor.sizeof",
+                {"encoding_dims": dims},
+                {"storage_size": INDEX},
+                {"encoding": TypeAttr(type_), "affinity": device},
+            )
+            found = self.sizes[key] = op.results[0]
+        return found
+
+    def define(self, old: Value, resource: Value, size: Value, type_: TensorType, dims: tuple[Value, ...], device: AffinityAttr) -> Tensor:
+        if old.name_hint is not None:
+            resource.name_hint = old.name_hint
+        t = Tensor(resource, size, type_, dims, device)
+        self.tensors[old] = t
+        return t
+
+    def get(self, old: Value, op: Op) -> Tensor:
+        t = self.tensors.get(old)
+        if t is None:
+            raise DiagnosticError.at(op.location, f"convert-to-stream: the dynamic dims of a tensor operand of '{op.name}' are not known (no op spells them)")
+        return t
+
+    def use(self, old: Value, device: AffinityAttr, op: Op) -> Tensor:
+        """The tensor `old` on `device`, transferring it there when it lives elsewhere."""
+        t = self.get(old, op)
+        if same_device(t.device, device):
+            return t
+        key = (old, device.devices())
+        moved = self.moved.get(key)
+        if moved is None:
+            result = self.transfer(t, device)
+            moved = self.moved[key] = Tensor(result, t.size, t.type, t.dims, device)
+        return moved
+
+    def transfer(self, t: Tensor, target: AffinityAttr, result_type: ResourceType = UNKNOWN) -> Value:
+        op = self.b.create(
+            "stream.async.transfer",
+            {"source": t.resource, "source_size": t.size, "result_size": t.size},
+            {"result": result_type},
+            {"affinity": t.device, "source_affinity": t.device, "target_affinity": target},
+        )
+        return op.results[0]
+
+    def execution(self, op: Op) -> AffinityAttr:
+        return self.affinity.execution.get(op, self.affinity.fallback)
+
+    # -- arguments and results ---------------------------------------------------------------
+    def _import_arguments(self) -> tuple[Value, ...]:
+        known_dims = self._argument_dims()
+        new_args = []
+        for i, arg in enumerate(self.func.arguments):
+            if not isinstance(arg.type, TensorType):
+                new_args.append(arg)
+                continue
+            view_arg = Value(BUFFER_VIEW)
+            new_args.append(view_arg)
+            dims = known_dims.get(arg)
+            if dims is None:
+                continue  # a dynamically shaped argument no op uses: nothing to import
+            device = self.affinity.device_of(arg)
+            size = self.sizeof(arg.type, dims, device)
+            consume = any(isinstance(self.func.arg_attr(i, k), Attribute) for k in _CONSUME_KEYS)
+            imported = self.b.create(
+                "stream.tensor.import",
+                {"source": view_arg, "result_encoding_dims": dims, "result_size": size},
+                {"result": EXTERNAL},
+                {"result_encoding": TypeAttr(arg.type), "consume": UnitAttr() if consume else None, "affinity": device},
+            )
+            cast = self.b.create(
+                "stream.async.cast",
+                {"source": imported.results[0], "source_size": size, "result_size": size},
+                {"result": UNKNOWN},
+                {"affinity": device},
+            )
+            self.define(arg, cast.results[0], size, arg.type, dims, device)
+        return tuple(new_args)
+
+    def _argument_dims(self) -> dict[Value, tuple[Value, ...]]:
+        """Dims of each tensor argument: none when static, else as the first op using it spells them."""
+        out: dict[Value, tuple[Value, ...]] = {}
+        args = set(self.func.arguments)
+        for arg in self.func.arguments:
+            if isinstance(arg.type, TensorType) and arg.type.dynamic_dims == 0:
+                out[arg] = ()
+        for op in self.func.body.ops:
+            for v, dims in operand_dims(op):
+                if v in args and v not in out:
+                    out[v] = tuple(self.b.lookup(d) for d in dims)
+        return out
+
+    def _return(self, op: Op) -> None:
+        operands = []
+        for index, v in enumerate(op.operands):
+            if not isinstance(v.type, TensorType):
+                operands.append(self.b.lookup(v))
+                continue
+            t = self.tensors.get(v)
+            if t is None:
+                raise DiagnosticError.at(op.location, f"convert-to-stream: result #{index} is a dynamically shaped argument whose dims no op spells")
+            wanted = result_attr_affinity(self.func, index)
+            if wanted is not None:
+                t = self.use(v, wanted, op)
+            cast = self.b.create(
+                "stream.async.cast",
+                {"source": t.resource, "source_size": t.size, "result_size": t.size},
+                {"result": EXTERNAL},
+                {"affinity": t.device},
+                location=op.location,
+            )
+            export = self.b.create(
+                "stream.tensor.export",
+                {"source": cast.results[0], "source_encoding_dims": t.dims, "source_size": t.size},
+                {"result": BUFFER_VIEW},
+                {"source_encoding": TypeAttr(t.type), "affinity": t.device},
+                location=op.location,
+            )
+            operands.append(export.results[0])
+        self.b.create("util.return", {"operands": tuple(operands)}, location=op.location)
+
+    # -- ops -----------------------------------------------------------------------------------
+    def _dispatch(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        arg_dims = iter(v.argument_dims)
+        operands: list[Value] = []
+        sizes: list[Value] = []
+        encodings: list[Attribute] = []
+        encoding_dims: list[Value] = []
+        size_of: dict[int, Value] = {}
+        for i, a in enumerate(v.arguments):
+            if isinstance(a.type, TensorType):
+                t = self.use(a, device, op)
+                dims = tuple(self.b.lookup(next(arg_dims)) for _ in range(a.type.dynamic_dims))
+                operands.append(t.resource)
+                sizes.append(t.size)
+                size_of[i] = t.size
+                encodings.append(TypeAttr(a.type))
+                encoding_dims.extend(dims)
+            else:
+                operands.append(self.b.lookup(a))
+        ties = _tied_list(op)
+        result_dims = iter(v.result_dims)
+        result_sizes: list[Value] = []
+        result_encodings: list[Attribute] = []
+        result_encoding_dims: list[Value] = []
+        shapes: list[tuple[TensorType, tuple[Value, ...]]] = []
+        for r, tie in zip(op.results, ties):
+            assert isinstance(r.type, TensorType)
+            dims = tuple(self.b.lookup(next(result_dims)) for _ in range(r.type.dynamic_dims))
+            shapes.append((r.type, dims))
+            result_encodings.append(TypeAttr(r.type))
+            result_encoding_dims.extend(dims)
+            result_sizes.append(size_of[tie] if tie >= 0 else self.sizeof(r.type, dims, device))
+        new = self.b.create(
+            "stream.tensor.dispatch",
+            {
+                "workload": tuple(self.b.lookup(w) for w in v.workload),
+                "mixed_operands": tuple(operands),
+                "operand_sizes": tuple(sizes),
+                "operand_encoding_dims": tuple(encoding_dims),
+                "result_sizes": tuple(result_sizes),
+                "result_encoding_dims": tuple(result_encoding_dims),
+            },
+            {"results": tuple(UNKNOWN for _ in op.results)},
+            {
+                "entry_points": op.properties["entry_points"],
+                "operand_encodings": ArrayAttr(tuple(encodings)),
+                "result_encodings": ArrayAttr(tuple(result_encodings)),
+                "tied_operands": op.properties.get("tied_operands"),
+                "affinity": device,
+            },
+            discardable={k: a for k, a in op.attributes.items() if k != "stream.affinity"},
+            location=op.location,
+        )
+        for old, result, size, (type_, dims) in zip(op.results, new.results, result_sizes, shapes):
+            self.define(old, result, size, type_, dims, device)
+
+    def _transfer(self, op: Op) -> None:
+        v = view(op)
+        target = normalize(v.target, op)
+        assert target is not None
+        t = self.get(v.operand, op)
+        result = self.transfer(t, target)
+        self.define(op.results[0], result, t.size, t.type, t.dims, target)
+
+    def _splat(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        type_ = op.results[0].type
+        assert isinstance(type_, TensorType)
+        dims = tuple(self.b.lookup(d) for d in v.result_dims)
+        size = self.sizeof(type_, dims, device)
+        new = self.b.create(
+            "stream.tensor.splat",
+            {"value": self.b.lookup(v.value), "result_encoding_dims": dims, "result_size": size},
+            {"result": UNKNOWN},
+            {"result_encoding": TypeAttr(type_), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], size, type_, dims, device)
+
+    def _empty(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        type_ = op.results[0].type
+        assert isinstance(type_, TensorType)
+        dims = tuple(self.b.lookup(d) for d in v.result_dims)
+        size = self.sizeof(type_, dims, device)
+        new = self.b.create(
+            "stream.tensor.empty",
+            {"result_encoding_dims": dims, "result_size": size},
+            {"result": UNKNOWN},
+            {"result_encoding": TypeAttr(type_), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], size, type_, dims, device)
+
+    def _constant(self, op: Op) -> None:
+        device = self.execution(op)
+        type_ = op.results[0].type
+        value = op.properties["value"]
+        if not isinstance(type_, TensorType) or not isinstance(value, DenseAttr) or not type_.is_static:
+            raise DiagnosticError.at(op.location, "convert-to-stream: a tensor constant must be a statically shaped dense<...>")
+        size = self.sizeof(type_, (), device)
+        new = self.b.create(
+            "stream.tensor.constant",
+            {"result_encoding_dims": ()},
+            {"result": UNKNOWN},
+            {"value": value, "result_encoding": TypeAttr(type_), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], size, type_, (), device)
+
+    def _clone(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        t = self.use(v.operand, device, op)
+        dims = tuple(self.b.lookup(d) for d in v.operand_dims)
+        new = self.b.create(
+            "stream.tensor.clone",
+            {
+                "source": t.resource,
+                "source_encoding_dims": dims,
+                "source_size": t.size,
+                "result_encoding_dims": dims,
+                "result_size": t.size,
+            },
+            {"result": UNKNOWN},
+            {"source_encoding": TypeAttr(t.type), "result_encoding": TypeAttr(t.type), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], t.size, t.type, t.dims, device)
+
+    def _slice(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        t = self.use(v.source, device, op)
+        type_ = op.results[0].type
+        assert isinstance(type_, TensorType)
+        dims = tuple(self.b.lookup(d) for d in v.result_dims)
+        size = self.sizeof(type_, dims, device)
+        new = self.b.create(
+            "stream.tensor.slice",
+            {
+                "source": t.resource,
+                "source_encoding_dims": tuple(self.b.lookup(d) for d in v.source_dims),
+                "source_size": t.size,
+                "start_indices": tuple(self.b.lookup(i) for i in v.start_indices),
+                "lengths": tuple(self.b.lookup(n) for n in v.lengths),
+                "result_encoding_dims": dims,
+                "result_size": size,
+            },
+            {"result": UNKNOWN},
+            {"source_encoding": TypeAttr(t.type), "result_encoding": TypeAttr(type_), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], size, type_, dims, device)
+
+    def _update(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        target = self.use(v.target, device, op)
+        update = self.use(v.update, device, op)
+        new = self.b.create(
+            "stream.tensor.update",
+            {
+                "target": target.resource,
+                "target_encoding_dims": tuple(self.b.lookup(d) for d in v.target_dims),
+                "target_size": target.size,
+                "start_indices": tuple(self.b.lookup(i) for i in v.start_indices),
+                "update": update.resource,
+                "update_encoding_dims": tuple(self.b.lookup(d) for d in v.update_dims),
+                "update_size": update.size,
+            },
+            {"result": UNKNOWN},
+            {"target_encoding": TypeAttr(target.type), "update_encoding": TypeAttr(update.type), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], target.size, target.type, target.dims, device)
+
+    def _load(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        t = self.use(v.source, device, op)
+        source_dims = tuple(self.b.lookup(d) for d in v.source_dims)
+        indices = tuple(self.b.lookup(i) for i in v.indices)
+        if t.type.num_elements() == 1:
+            staged = Tensor(self.transfer(t, device, STAGING), t.size, t.type, source_dims, device)
+            load_indices = indices
+        else:
+            # Move only the element that is read, not the whole tensor.
+            element = TensorType((1,) * len(indices), t.type.element)
+            size = self.sizeof(element, (), device)
+            one = self.b.index(1)
+            sliced = self.b.create(
+                "stream.tensor.slice",
+                {
+                    "source": t.resource,
+                    "source_encoding_dims": source_dims,
+                    "source_size": t.size,
+                    "start_indices": indices,
+                    "lengths": tuple(one for _ in indices),
+                    "result_encoding_dims": (),
+                    "result_size": size,
+                },
+                {"result": UNKNOWN},
+                {"source_encoding": TypeAttr(t.type), "result_encoding": TypeAttr(element), "affinity": device},
+                location=op.location,
+            )
+            part = Tensor(sliced.results[0], size, element, (), device)
+            staged = Tensor(self.transfer(part, device, STAGING), size, element, (), device)
+            load_indices = tuple(self.b.index(0) for _ in indices)
+        new = self.b.create(
+            "stream.tensor.load",
+            {"source": staged.resource, "source_encoding_dims": staged.dims, "source_size": staged.size, "indices": load_indices},
+            {"result": op.results[0].type},
+            {"source_encoding": TypeAttr(staged.type)},
+            location=op.location,
+        )
+        if op.results[0].name_hint is not None:
+            new.results[0].name_hint = op.results[0].name_hint
+        self.b.bind(op.results[0], new.results[0])
+
+    def _store(self, op: Op) -> None:
+        v = view(op)
+        device = self.execution(op)
+        t = self.use(v.target, device, op)
+        indices = tuple(self.b.lookup(i) for i in v.indices)
+        one = self.b.index(1)
+        new = self.b.create(
+            "stream.tensor.fill",
+            {
+                "target": t.resource,
+                "target_encoding_dims": tuple(self.b.lookup(d) for d in v.target_dims),
+                "target_size": t.size,
+                "start_indices": indices,
+                "lengths": tuple(one for _ in indices),
+                "value": self.b.lookup(v.value),
+            },
+            {"result": UNKNOWN},
+            {"target_encoding": TypeAttr(t.type), "affinity": device},
+            location=op.location,
+        )
+        self.define(op.results[0], new.results[0], t.size, t.type, t.dims, device)
+
+
+def _tied_list(op: Op) -> list[int]:
+    tied = op.properties.get("tied_operands")
+    n = len(op.results)
+    if not isinstance(tied, ArrayAttr) or len(tied) != n:
+        return [-1] * n
+    from stream.ir.attributes import IntegerAttr
+
+    return [e.value if isinstance(e, IntegerAttr) else -1 for e in tied.elements]
+
+
+def _strip_abi_attrs(attr: Attribute | None, n: int) -> ArrayAttr | None:
+    """Argument/result attribute dictionaries without the ABI keys the conversion consumed."""
+    if not isinstance(attr, ArrayAttr) or len(attr) != n:
+        return None
+    dicts = [DictAttr(tuple((k, v) for k, v in d.entries if k not in _ABI_KEYS)) if isinstance(d, DictAttr) else DictAttr(()) for d in attr.elements]
+    if not any(d.entries for d in dicts):
+        return None
+    return ArrayAttr(tuple(dicts))
+
+
+_RULES: dict[str, Callable[[_FunctionConverter, Op], None]] = {
+    "flow.dispatch": _FunctionConverter._dispatch,
+    "flow.tensor.transfer": _FunctionConverter._transfer,
+    "flow.tensor.splat": _FunctionConverter._splat,
+    "flow.tensor.empty": _FunctionConverter._empty,
+    "flow.tensor.clone": _FunctionConverter._clone,
+    "flow.tensor.slice": _FunctionConverter._slice,
+    "flow.tensor.update": _FunctionConverter._update,
+    "flow.tensor.load": _FunctionConverter._load,
+    "flow.tensor.store": _FunctionConverter._store,
+    "func.return": _FunctionConverter._return,
+    "util.return": _FunctionConverter._return,
+}
