@@ -64,6 +64,7 @@ class BlockBuilder:
     _known: dict[Value, int] = field(default_factory=dict)
     _attrs: dict[Value, Attribute] = field(default_factory=dict)
     _exprs: dict[tuple[str, Value, Value], Value] = field(default_factory=dict)
+    _scaled: dict[Value, tuple[Value, int]] = field(default_factory=dict)  # v = base * factor
 
     # -- values ----------------------------------------------------------------------------
     def lookup(self, value: Value) -> Value:
@@ -159,12 +160,18 @@ class BlockBuilder:
         # Constants on the right, as MLIR's canonical form puts them.
         if ca is not None:
             a, b = b, a
+            ca, cb = cb, ca
+        if name == "arith.muli" and cb is not None and a in self._scaled:
+            base, factor = self._scaled[a]  # (x * c1) * c2 = x * (c1 * c2)
+            return self.mul(base, self.index(factor * cb))
         key = (name, a, b)
         found = self._exprs.get(key)
         if found is not None:
             return found
         op = self.create(name, {"lhs": a, "rhs": b}, {"result": INDEX})
         self._exprs[key] = op.results[0]
+        if name == "arith.muli" and cb is not None:
+            self._scaled[op.results[0]] = (a, cb)
         return op.results[0]
 
     def sum(self, values: Iterable[Value]) -> Value:
@@ -175,8 +182,17 @@ class BlockBuilder:
 
     # -- result ------------------------------------------------------------------------------
     def block(self, arguments: tuple[Value, ...]) -> Block:
-        """The new block: hoisted constants first, then the emitted ops."""
-        return Block(arguments, tuple(self._constant_ops) + tuple(self.ops))
+        """The new block: hoisted constants first, then the emitted ops. Index arithmetic this
+        builder made and nothing uses (an intermediate that folded away) is dropped."""
+        ops = list(self.ops)
+        made = {v for v in self._exprs.values()}
+        while made:
+            used = {v for op in ops for inner in op.walk() for v in inner.operands}
+            dead = {op for op in ops if len(op.results) == 1 and op.results[0] in made and op.results[0] not in used}
+            if not dead:
+                break
+            ops = [op for op in ops if op not in dead]
+        return Block(arguments, tuple(self._constant_ops) + tuple(ops))
 
 
 def _hoistable(value: Attribute) -> bool:

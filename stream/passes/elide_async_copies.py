@@ -15,6 +15,7 @@ use the storage and last-use analyses (`stream.analysis.storage`, `stream.analys
 * `stream.async.transfer` within one device and one lifetime is a clone and follows the same rule.
   IREE drops such transfers unconditionally; that is wrong when the result is written in place
   while the source is still used, so here they must pass the clone test.
+* `stream.async.slice` of the whole source is a clone and follows the clone rule.
 * `stream.async.slice %s[o to e] -> %r` is folded into its consumers (they read `%s[o + ...]`)
   when every use of `%r` is a read the fold can express (an untied dispatch operand, the source of
   a copy) and no write to the storage of `%s`, from its version on, may overlap `[o, e)`: the
@@ -50,7 +51,7 @@ from stream.passes.block_builder import BlockBuilder, check_straight_line, remap
 from stream.passes.materialize_copy_on_write import is_unscheduled_async, reject_tensor_ties
 from stream.passes.pass_manager import register_pass
 
-__all__ = ["elide_async_copies", "Analysis", "may_overlap", "write_ranges"]
+__all__ = ["elide_async_copies", "elide_block", "Analysis", "may_overlap", "write_ranges"]
 
 MAX_ROUNDS = 64
 
@@ -64,7 +65,7 @@ def elide_async_copies(module: Module) -> Module:
             func = Function(top)
             check_straight_line(func, "elide-async-copies")
             reject_tensor_ties(func, "elide-async-copies")
-            ops.append(func.with_body(_elide_block(func.body).ops).op)
+            ops.append(func.with_body(elide_block(func.body).ops).op)
         else:
             ops.append(top)
     return module.replace(ops=tuple(ops))
@@ -186,7 +187,16 @@ def _transfer_safe(op: Op, a: Analysis) -> bool:
 _SLICE_READERS = frozenset({"stream.async.dispatch", "stream.async.copy"})
 
 
+def _is_whole(op: Op, a: Analysis) -> bool:
+    """A slice of all of its source is a clone."""
+    return a.const(_one(op, "source_offset")) == 0 and (
+        _one(op, "source_end") is _one(op, "source_size") or (a.const(_one(op, "source_end")) is not None and a.const(_one(op, "source_end")) == a.const(_one(op, "source_size")))
+    )
+
+
 def _slice_safe(op: Op, a: Analysis) -> bool:
+    if _is_whole(op, a) and _copy_is_unobservable(op, a):
+        return True
     source, result = op.operands[0], op.results[0]
     uses = a.last.uses(result)
     if not uses:
@@ -259,19 +269,19 @@ def _storage_of(op: Op, a: Analysis) -> set[Value]:
     return {a.storage.base_of(v) for v in values}
 
 
-def _plan(block: Block) -> _Plan:
+def _plan(block: Block, kinds: frozenset[str] | None) -> _Plan:
     a = Analysis.of(block)
     plan = _Plan()
     for op in block.ops:
         rule = _SAFETY.get(op.name)
-        if rule is None:
+        if rule is None or (kinds is not None and op.name not in kinds):
             continue
         bases = _storage_of(op, a)
         if bases & plan.touched or not rule(op, a):
             continue
         plan.touched |= bases
         plan.removed.add(op)
-        if op.name == "stream.async.slice":
+        if op.name == "stream.async.slice" and not (_is_whole(op, a) and _copy_is_unobservable(op, a)):
             plan.folded[op.results[0]] = op
         elif op.name == "stream.async.update":
             plan.replace[op.results[0]] = _one(op, "target")
@@ -280,9 +290,10 @@ def _plan(block: Block) -> _Plan:
     return plan
 
 
-def _elide_block(block: Block) -> Block:
+def elide_block(block: Block, kinds: frozenset[str] | None = None) -> Block:
+    """`block` with every elidable copy removed (only ops named in `kinds`, when given)."""
     for _ in range(MAX_ROUNDS):
-        plan = _plan(block)
+        plan = _plan(block, kinds)
         if not plan.removed:
             return block
         block = _apply(block, plan)

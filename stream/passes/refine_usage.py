@@ -12,6 +12,8 @@ storage, usage bits, IREE's lifetime order) and then:
 3. **Casts** -- `stream.async.cast` folds away when its operand already has the lifetime the
    result got (the common case: imports are `external`, exports take `external`), and becomes a
    transfer on the cast's device otherwise.
+4. **No-op transfers** -- a transfer within one device whose two lifetimes now agree is a clone;
+   it is removed when elide-async-copies' clone rule says nobody can observe the copy.
 
 Invariant established: no `*` lifetime and no `stream.async.cast` remain; every op gets
 operands of a lifetime it accepts; every inserted transfer is the identity on bytes, so each
@@ -31,6 +33,7 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import FunctionType, Lifetime, ResourceType
 from stream.ir.walk import Function
 from stream.passes.block_builder import BlockBuilder, check_straight_line, remap_op
+from stream.passes.elide_async_copies import elide_block
 from stream.passes.materialize_copy_on_write import is_unscheduled_async
 from stream.passes.pass_manager import register_pass
 
@@ -39,6 +42,7 @@ __all__ = ["refine_usage"]
 MAX_ROUNDS = 8
 UNKNOWN = ResourceType(Lifetime.UNKNOWN)
 _TENSOR_OPS_ALLOWED = frozenset({"stream.tensor.import", "stream.tensor.export"})
+_TRANSFERS = frozenset({"stream.async.transfer"})
 
 
 @register_pass("refine-usage")
@@ -60,7 +64,10 @@ def _refine(func: Function) -> Op:
         usage = _analyse(func, block)
         conflicts = usage.conflicts(block)
         if not conflicts:
-            return _Retyper(func, usage).run(block)
+            refined = Function(_Retyper(func, usage).run(block))
+            # Transfers within one device whose lifetimes now agree are clones; drop those nobody
+            # can observe, under elide-async-copies' rule (IREE reruns ElideAsyncCopies here).
+            return refined.with_body(elide_block(refined.body, _TRANSFERS).ops).op
         block = _resolve(block, conflicts)
     raise DiagnosticError.at(func.op.location, f"refine-usage: lifetimes of @{func.name} still conflict after {MAX_ROUNDS} rounds of transfers")
 
