@@ -1,0 +1,203 @@
+"""ElideTimepoints (`elide-timepoints`): drop every wait another wait already implies.
+
+Run to a fixed point over each function (single block), using TimepointCoverage
+(`stream.analysis.timepoint_coverage`):
+
+* for every op that waits on the device (`cmd.execute`, `async.execute`, `resource.alloca`,
+  `resource.dealloca`), its await is flattened through joins into the timepoints it really
+  waits for, and only the *roots* are kept: a timepoint is dropped when it is immediate, when
+  another kept timepoint covers it, or when the host already awaited something covering it
+  before the op is issued (host awaits count as coverage, which IREE ignores: #9747). The await
+  becomes nothing, the single root, or a join of the roots;
+* a `timepoint.join` keeps only its roots (it becomes its single input, or an immediate);
+* a host `timepoint.await` whose timepoint the host has already seen reached is removed (its
+  results are its operands); a `sync` await is never touched;
+* joins and immediates nobody uses any more are deleted.
+
+Coverage takes the intersection at alternatives (`arith.select` of timepoints), never the union,
+so a timepoint reachable on only one side never justifies dropping a wait (the IREE caveat of
+reference section 2.16). After the pass no await of any op is covered by another one it keeps.
+
+Invariant established: for every op, the timepoints it waits for (with what the host has awaited
+before it) cover everything they covered before the pass; only redundant waits disappear, so
+the happens-before order between any two device ops is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
+from stream.ir.core import Block, Module, Op, Value
+from stream.ir.spec import spec_of
+from stream.ir.types import TIMEPOINT
+from stream.ir.walk import Function, functions, replace_function
+from stream.passes.async_to_cmd import build
+from stream.passes.block_builder import check_straight_line, remap_op
+from stream.passes.pass_manager import register_pass
+
+__all__ = ["elide_timepoints", "with_await", "MAX_ROUNDS"]
+
+# The rewrite only removes wait edges, so it converges in a few rounds; this bounds a bug.
+MAX_ROUNDS = 64
+
+
+@register_pass("elide-timepoints")
+def elide_timepoints(module: Module) -> Module:
+    """Remove awaits covered by other awaits or by earlier host awaits, to a fixed point."""
+    out = module
+    for f in functions(module):
+        if any(_waits(op) for op in f.body.ops):
+            out = replace_function(out, _elide_function(f))
+    return out
+
+
+def _waits(op: Op) -> bool:
+    return op.name in AWAIT_HOLDERS or op.name in ("stream.timepoint.join", "stream.timepoint.await")
+
+
+def _elide_function(f: Function) -> Function:
+    check_straight_line(f, "elide-timepoints")
+    block = f.body
+    for _ in range(MAX_ROUNDS):
+        new = _dead_timepoints(_elide_block(block))
+        if len(new.ops) == len(block.ops) and all(a is b for a, b in zip(new.ops, block.ops)):
+            return f.with_body(block.ops)
+        block = new
+    raise RuntimeError(f"elide-timepoints did not converge on @{f.name} in {MAX_ROUNDS} rounds")
+
+
+def with_await(op: Op, timepoint: Value | None) -> Op:
+    """`op` with its optional `await_timepoint` operand set to `timepoint` (or removed)."""
+    spec = spec_of(op)
+    assert spec is not None
+    sizes = spec.operand_sizes(op)
+    groups: list[tuple[Value, ...]] = []
+    start = 0
+    for group, n in zip(spec.operands, sizes):
+        values = op.operands[start : start + n]
+        start += n
+        if group.name == "await_timepoint":
+            values = () if timepoint is None else (timepoint,)
+        groups.append(values)
+    properties = dict(op.properties)
+    properties.update(spec.segment_properties([len(g) for g in groups]))
+    return op.replace(operands=tuple(v for g in groups for v in g), properties=properties)
+
+
+class _Round:
+    """One rewrite round over a block, deciding on the old values' coverage."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.coverage = TimepointCoverage.of(block)
+        self.joins: dict[Value, Op] = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
+        self.mapping: dict[Value, Value] = {}
+        self.ops: list[Op] = []
+
+    def flatten(self, t: Value) -> list[Value]:
+        """What awaiting `t` really waits for: the inputs of joins, recursively."""
+        join = self.joins.get(t)
+        if join is None:
+            return [t]
+        out: list[Value] = []
+        for v in join.operands:
+            out.extend(self.flatten(v))
+        return out
+
+    def roots(self, t: Value, position: int) -> list[Value]:
+        return self.coverage.roots(self.flatten(t), position)
+
+    def join_of(self, roots: list[Value], old: Value) -> Value | None:
+        """`old` when it already waits for exactly `roots`, else a value that does."""
+        if not roots:
+            return None
+        if len(roots) == 1:
+            return roots[0]
+        old_join = self.joins.get(old)
+        if old_join is not None and list(old_join.operands) == roots:
+            return self.mapping.get(old, old)
+        join = build("stream.timepoint.join", {"await_timepoints": tuple(roots)}, {"result_timepoint": TIMEPOINT})
+        self.ops.append(join)
+        return join.results[0]
+
+
+def _holder(r: _Round, op: Op, position: int) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    group = spec.operand_group(op, "await_timepoint")
+    new = remap_op(op, r.mapping)
+    if group:
+        old = group[0]
+        await_tp = r.join_of(r.roots(old, position), old)
+        if await_tp is not old:
+            new = with_await(new, await_tp)
+    r.ops.append(new)
+
+
+def _join(r: _Round, op: Op, position: int) -> None:
+    result = op.results[0]
+    roots = r.coverage.roots([v for t in op.operands for v in r.flatten(t)], position)
+    if roots == list(op.operands):
+        r.ops.append(remap_op(op, r.mapping))
+        return
+    if not roots:
+        immediate = build("stream.timepoint.immediate", results={"result_timepoint": TIMEPOINT})
+        r.ops.append(immediate)
+        r.mapping[result] = immediate.results[0]
+    elif len(roots) == 1:
+        r.mapping[result] = roots[0]
+    else:
+        r.mapping[result] = r.join_of(roots, result)  # type: ignore[assignment]
+
+
+def _host_await(r: _Round, op: Op, position: int) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    if op.properties.get("sync") is not None:
+        r.ops.append(remap_op(op, r.mapping))
+        return
+    old = spec.operand_group(op, "await_timepoint")[0]
+    roots = r.roots(old, position)
+    if not roots:
+        operands = spec.operand_group(op, "resource_operands")
+        for result, operand in zip(op.results, operands):
+            r.mapping[result] = r.mapping.get(operand, operand)
+        return
+    new = remap_op(op, r.mapping)
+    await_tp = r.join_of(roots, old)
+    if await_tp is not old:
+        new = with_await(new, await_tp)
+    r.ops.append(new)
+
+
+_RULES: dict[str, Callable[[_Round, Op, int], None]] = {
+    **dict.fromkeys(AWAIT_HOLDERS, _holder),
+    "stream.timepoint.join": _join,
+    "stream.timepoint.await": _host_await,
+}
+
+
+def _elide_block(block: Block) -> Block:
+    r = _Round(block)
+    for position, op in enumerate(block.ops):
+        rule = _RULES.get(op.name)
+        if rule is None:
+            r.ops.append(remap_op(op, r.mapping))
+        else:
+            rule(r, op, position)
+    return Block(block.arguments, tuple(r.ops))
+
+
+_PURE_TIMEPOINT_OPS = frozenset({"stream.timepoint.join", "stream.timepoint.immediate"})
+
+
+def _dead_timepoints(block: Block) -> Block:
+    """Delete joins and immediates whose result nobody uses (repeatedly)."""
+    ops = list(block.ops)
+    while True:
+        used = {v for op in ops for inner in op.walk() for v in inner.operands}
+        kept = [op for op in ops if op.name not in _PURE_TIMEPOINT_OPS or op.results[0] in used]
+        if len(kept) == len(ops):
+            return Block(block.arguments, tuple(ops)) if ops != list(block.ops) else block
+        ops = kept

@@ -1,0 +1,180 @@
+"""ReuseAllocations (`reuse-allocations`): hand freed memory straight to a later allocation.
+
+A `stream.resource.alloca` A that (transitively) awaits the timepoint of a
+`stream.resource.dealloca` D can take D's memory instead of getting new memory: D may happen as
+late as just before its signal and A as early as just after its await, so the pair is one
+atomic reallocation. A reuses D when:
+
+* D frees the storage of another `resource.alloca` of this function that nothing touches after
+  D (no later use through any alias, no escape, D its only free);
+* both live on the same affinity and have the same resource type (lifetime);
+* the sizes are the same value or equal constants, or D's is a larger constant, in which case A
+  becomes a `resource.subview` of D's storage (the smallest larger one is chosen; among equal
+  sizes, the latest free);
+* D's timepoint is covered by A's await, or the host awaited it before A is issued
+  (`stream.analysis.timepoint_coverage`).
+
+The rewrite deletes A and D: A's resource becomes D's storage, D's timepoint becomes D's await
+(what the old users finished by), and A's timepoint becomes A's own await (which now waits for
+the old users, as the fresh memory did). Every user of the new resource therefore runs after
+every user of the old one. A free of A's resource (from ARC) now frees the reused storage, so
+chains of reuse are found on the next round; the pass runs rounds until nothing changes.
+
+Invariant established: every access to a reused allocation is ordered after every access made
+before it was freed; the allocation is freed once, by the last of its users' deallocas.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stream.analysis.liveness import allocation_uses
+from stream.analysis.timepoint_coverage import TimepointCoverage
+from stream.ir.attributes import Attribute, IntegerAttr
+from stream.ir.core import Block, Module, Op, Value
+from stream.ir.spec import view
+from stream.ir.types import INDEX, TIMEPOINT
+from stream.ir.walk import Function, constant_int, defining_ops, functions, replace_function
+from stream.passes.async_to_cmd import build
+from stream.passes.block_builder import check_straight_line, remap_op
+from stream.passes.pass_manager import register_pass
+
+__all__ = ["reuse_allocations", "Reuse", "plan_reuses"]
+
+
+@register_pass("reuse-allocations")
+def reuse_allocations(module: Module) -> Module:
+    """Let allocations take the memory of frees they await (atomic reallocation)."""
+    out = module
+    for f in functions(module):
+        if any(op.name == "stream.resource.dealloca" for op in f.body.ops):
+            out = replace_function(out, _reuse_function(f))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Reuse:
+    alloca: Op  # the allocation that takes the memory
+    dealloca: Op  # the free it replaces
+    storage: Value  # the freed resource
+    storage_size: Value
+    exact: bool  # same size; otherwise a subview of the larger storage
+
+
+@dataclass(frozen=True, slots=True)
+class _Freed:
+    alloca: Op
+    position: int
+    dealloca: Op
+    resource: Value
+    size: Value
+    const_size: int | None
+    type: object
+    affinity: Attribute | None
+
+
+def plan_reuses(block: Block) -> list[Reuse]:
+    """The reuses one round performs on `block`, in allocation order."""
+    coverage = TimepointCoverage.of(block)
+    defs = defining_ops(block)
+    freed: list[_Freed] = []
+    for uses in allocation_uses(block):
+        if len(uses.owned) != 1 or uses.escapes or uses.owned[0][1].name != "stream.resource.dealloca":
+            continue
+        position, dealloca = uses.owned[0]
+        if uses.last_position > position:
+            continue  # touched after its free: not ours to reason about
+        alloca = view(uses.alloca)
+        freed.append(_Freed(uses.alloca, position, dealloca, uses.resource, alloca.storage_size, constant_int(alloca.storage_size, defs),
+                            uses.resource.type, alloca.affinity))
+    reuses: list[Reuse] = []
+    taken: set[int] = set()
+    reusing: set[Op] = set()  # chains (reusing storage that is itself reused) wait a round
+    for position, op in enumerate(block.ops):
+        if op.name != "stream.resource.alloca" or op.properties.get("indeterminate_lifetime") is not None:
+            continue
+        alloca = view(op)
+        size, const_size = alloca.storage_size, constant_int(alloca.storage_size, defs)
+        best: tuple[tuple[int, int, int], int, bool] | None = None
+        for i, f in enumerate(freed):
+            if i in taken or f.alloca in reusing or f.position >= position or f.type != op.results[0].type or f.affinity != alloca.affinity:
+                continue
+            exact = f.size is size or (const_size is not None and f.const_size == const_size)
+            larger = const_size is not None and f.const_size is not None and f.const_size > const_size
+            if not (exact or larger):
+                continue
+            td = f.dealloca.results[0]
+            w = alloca.await_timepoint
+            if not ((w is not None and coverage.covers(w, td)) or coverage.host_covered(position, td)):
+                continue
+            # Exact sizes first, then the smallest larger one; among equals, the latest free.
+            rank = (0, 0, -f.position) if exact else (1, f.const_size or 0, -f.position)
+            if best is None or rank < best[0]:
+                best = (rank, i, exact)
+        if best is not None:
+            _, i, exact = best
+            taken.add(i)
+            reusing.add(op)
+            f = freed[i]
+            reuses.append(Reuse(op, f.dealloca, f.resource, f.size, exact))
+    return reuses
+
+
+def _reuse_function(f: Function) -> Function:
+    check_straight_line(f, "reuse-allocations")
+    block = f.body
+    while True:
+        reuses = plan_reuses(block)
+        if not reuses:
+            return f.with_body(block.ops)
+        block = _apply(block, reuses)
+
+
+def _apply(block: Block, reuses: list[Reuse]) -> Block:
+    by_alloca = {r.alloca: r for r in reuses}
+    by_dealloca = {r.dealloca: r for r in reuses}
+    mapping: dict[Value, Value] = {}
+    subviews: dict[Value, Reuse] = {}  # subview result -> reuse (its frees must free the base)
+    ops: list[Op] = []
+
+    def resolve(v: Value) -> Value:
+        # Values are mapped before anything defined later refers to them, so one step is enough.
+        return mapping.get(v, v)
+
+    def immediate() -> Value:
+        op = build("stream.timepoint.immediate", results={"result_timepoint": TIMEPOINT})
+        ops.append(op)
+        return op.results[0]
+
+    for op in block.ops:
+        reuse = by_dealloca.get(op)
+        if reuse is not None:
+            awaited = view(op).await_timepoint
+            mapping[op.results[0]] = resolve(awaited) if awaited is not None else immediate()
+            continue
+        reuse = by_alloca.get(op)
+        if reuse is not None:
+            alloca = view(op)
+            awaited = alloca.await_timepoint
+            mapping[op.results[1]] = resolve(awaited) if awaited is not None else immediate()
+            if reuse.exact:
+                mapping[op.results[0]] = reuse.storage
+            else:
+                zero = build("arith.constant", results={"result": INDEX}, attrs={"value": IntegerAttr(0, INDEX)})
+                subview = build(
+                    "stream.resource.subview",
+                    {"source": reuse.storage, "source_size": reuse.storage_size, "source_offset": zero.results[0], "result_size": alloca.storage_size},
+                    {"result": op.results[0].type},
+                    location=op.location,
+                )
+                ops += [zero, subview]
+                mapping[op.results[0]] = subview.results[0]
+                subviews[subview.results[0]] = reuse
+            continue
+        new = remap_op(op, mapping)
+        if new.name == "stream.resource.dealloca" and view(new).operand in subviews:
+            # Free the whole storage, not the subview the allocation now is.
+            base = subviews[view(new).operand]
+            new = new.replace(operands=(base.storage, base.storage_size, *new.operands[2:]))
+        ops.append(new)
+    return Block(block.arguments, tuple(ops))
