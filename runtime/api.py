@@ -1,0 +1,198 @@
+"""The Python entry points: `run_module` (execute a cmd-level function) and `run_reference`.
+
+    from runtime import run_module
+    result = run_module(module, [x, w], function="mlp", driver="task", check_races=True)
+    result.results        # numpy arrays (and Python scalars), one per function result
+    result.findings       # race/lifetime findings (with check_races=True)
+    result.stats          # submissions, peak bytes per device, wall time
+
+Inputs follow the function's ABI (docs/CONVENTIONS.md): a `!hal.buffer_view` argument takes a
+numpy array (copied, so the caller's array is never written), an `index`/integer/float argument a
+Python number, a `!hal.fence` argument a `Fence` (or None: an immediate wait fence, or a fresh
+signal fence when the program signals it with `stream.timepoint.chain_external`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from runtime.drivers import make_driver
+from runtime.executor import Session
+from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
+from runtime.memory import Allocation, ResourceRef
+from runtime.races import Finding, RaceDetector
+from runtime.reference import run_reference
+from runtime.semaphore import Fence
+from runtime.trace import Tracer
+from runtime.values import BufferView, InputError, ir_element_type
+from stream.ir.core import Module
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType
+from stream.ir.verifier import function_level
+from stream.ir.walk import Function, functions
+
+__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function"]
+
+
+@dataclass
+class RunStats:
+    driver: str
+    submissions: int = 0
+    seconds: float = 0.0
+    peak_bytes: dict[str, int] = field(default_factory=dict)
+    allocations: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class RunResult:
+    function: str
+    results: list[Any]
+    findings: list[Finding]
+    stats: RunStats
+    tracer: Tracer | None = None
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+
+def select_function(module: Module, name: str | None) -> Function:
+    """The function to run: `name`, or the only public function."""
+    fns = functions(module)
+    if name is not None:
+        name = name.lstrip("@")
+        for f in fns:
+            if f.name == name:
+                return f
+        known = ", ".join("@" + f.name for f in fns) or "none"
+        raise DiagnosticError.at(module.location, f"no function @{name} in the module (functions: {known})")
+    public = [f for f in fns if f.op.properties.get("sym_visibility") is None]
+    if len(public) == 1:
+        return public[0]
+    names = ", ".join("@" + f.name for f in (public or fns)) or "none"
+    raise DiagnosticError.at(module.location, f"the module has {len(public)} public functions ({names}); choose one with --function")
+
+
+def run_module(
+    module: Module,
+    inputs: list[Any] | None = None,
+    *,
+    function: str | None = None,
+    driver: str = "task",
+    seed: int = 0,
+    check_races: bool = False,
+    trace: bool | str | Path | Tracer = False,
+    kernels: KernelRegistry | None = None,
+    device_memory: int | None = None,
+    poison: bool = True,
+    **driver_options: Any,
+) -> RunResult:
+    """Run a cmd-level function (the output of `streamproof compile`, or an IREE stage-07..10 dump)
+    on `inputs` with the given driver. Raises ExecutionError when the program fails while running,
+    DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
+    DiagnosticError for programs the runtime cannot execute."""
+    f = select_function(module, function)
+    level = function_level(f.op)
+    if level not in ("cmd", None):
+        raise DiagnosticError.at(f.op.location, f"@{f.name} is at the {level} level; the executor runs cmd-level programs. Compile it "
+                               "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
+    tracer = trace if isinstance(trace, Tracer) else (Tracer() if trace else None)
+    races = RaceDetector() if check_races else None
+    sched = make_driver(driver, seed=seed, tracer=tracer, races=races, **driver_options)
+    sched.poison = poison
+    session = Session(module, sched, kernels if kernels is not None else DEFAULT_REGISTRY, races=races,
+                      device_memory=device_memory)
+    args = _arguments(f, list(inputs or []), session)
+    start = time.perf_counter()
+    try:
+        raw = session.call(f.name, args)
+        session.close(f"the end of @{f.name}")
+    except BaseException:
+        _abort(session)
+        raise
+    seconds = time.perf_counter() - start
+    stats = RunStats(sched.name, sched.all_submissions, seconds,
+                     {d: p.peak for d, p in session.pools.items()}, {d: p.allocations for d, p in session.pools.items()})
+    results = [_result(r) for r in raw]
+    if isinstance(trace, (str, Path)) and tracer is not None:
+        tracer.write(trace)
+    return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer)
+
+
+def _abort(session: Session) -> None:
+    """After an error: let running work finish, stop the workers, free every allocation."""
+    sched = session.sched
+    deadline = time.monotonic() + 30.0
+    with sched.lock:
+        while sched.inflight and time.monotonic() < deadline:
+            sched.changed.wait(0.05)
+    sched.shutdown()
+    session.release_all()
+
+
+def _arguments(f: Function, inputs: list[Any], session: Session) -> list[Any]:
+    types = f.type.inputs
+    if len(inputs) != len(types):
+        raise InputError(f"@{f.name} takes {len(types)} argument(s) ({', '.join(map(str, types))}), {len(inputs)} given")
+    used_as_signal = _signal_fences(f)
+    out: list[Any] = []
+    for i, (t, value) in enumerate(zip(types, inputs)):
+        arg = f.arguments[i]
+        if isinstance(t, OpaqueType) and t.text == "!hal.buffer_view":
+            if isinstance(value, BufferView):
+                value = value.array
+            if not isinstance(value, np.ndarray):
+                if isinstance(value, (int, float, bool, np.generic)):
+                    value = np.asarray(value)
+                else:
+                    raise InputError(f"argument {i} of @{f.name} is a tensor (!hal.buffer_view); got {type(value).__name__}")
+            arr = np.array(value, copy=True, order="C")
+            out.append(BufferView(arr, ir_element_type(arr.dtype)))
+        elif isinstance(t, OpaqueType) and t.text == "!hal.fence":
+            if value is None:
+                if arg in used_as_signal:
+                    sem = session.sched.create_semaphore(0, f"signal fence of argument {i}", external=True)
+                    value = Fence(((sem, 1),))
+                else:
+                    value = Fence()
+            if not isinstance(value, Fence):
+                raise InputError(f"argument {i} of @{f.name} is a !hal.fence; got {type(value).__name__}")
+            out.append(value)
+        elif isinstance(t, (IndexType, IntegerType)):
+            if isinstance(value, np.ndarray) and value.size == 1:
+                value = value.reshape(()).item()
+            if isinstance(value, float) and not value.is_integer():
+                raise InputError(f"argument {i} of @{f.name} is {t}; got {value}")
+            out.append(bool(value) if isinstance(t, IntegerType) and t.width == 1 else int(value))
+        elif isinstance(t, FloatType):
+            out.append(float(np.asarray(value).reshape(())))
+        elif isinstance(t, ResourceType):
+            arr = np.ascontiguousarray(np.array(value, copy=True))
+            data = arr.reshape(-1).view(np.uint8)
+            alloc = Allocation(data.size, session.default_device, "import", f"argument {i} of @{f.name}", t.lifetime.value,
+                               data=data, state="live", consumed=True)
+            session.allocations.append(alloc)
+            out.append(ResourceRef(alloc, 0, data.size))
+        else:
+            out.append(value)
+    return out
+
+
+def _signal_fences(f: Function) -> set[Any]:
+    return {v for op in f.body.ops if op.name == "stream.timepoint.chain_external" for v in op.operands[1:]}
+
+
+def _result(value: Any) -> Any:
+    if isinstance(value, BufferView):
+        return np.array(value.array, copy=True)
+    if isinstance(value, ResourceRef):
+        data = value.allocation.data
+        return None if data is None else np.array(data[value.offset : value.offset + value.length], copy=True)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,357 @@
+"""Command buffers: recording a `stream.cmd.execute` body and running it on a device.
+
+Recording happens on the host when the execute is issued (as IREE records a command buffer at
+submission): every index operand is resolved to an integer, every binding to an allocation and a
+byte range, every dispatch to its kernel and array shapes. What runs on the device is then plain
+data plus numpy. Per-op behaviour lives in `RECORDERS`, keyed by op name.
+
+Execution follows SPEC section 3.1 rule 4: top-level commands and `cmd.serial` children run in
+order; `cmd.concurrent` children are handed to the driver, which may run them in any order or at
+the same time. A dispatch gets numpy views of its bindings reinterpreted with the tensor types the
+program carries (`streamproof.binding_types`, or the types its kernel declares): `ro` bindings as
+read-only arrays, `wo` as writable ones, and an `rw` binding as one writable array passed both as
+an input and as an output (a tied result is the same array as its operand).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from runtime.kernels import Kernel, KernelRegistry
+from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
+from runtime.races import AccessSite, RaceDetector
+from runtime.scheduler import WorkContext, WorkFailure
+from runtime.status import Status, StatusCode
+from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr, TypeAttr
+from stream.ir.core import Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import view
+from stream.ir.types import TensorType
+
+__all__ = ["Command", "Recorder", "run_commands", "binding_types_of", "RO", "WO", "RW"]
+
+RO, WO, RW = 1, 2, 3
+_ACCESS_NAMES = {RO: "ro", WO: "wo", RW: "rw"}
+
+
+@dataclass(eq=False, slots=True)
+class Command:
+    """A recorded command. `name` labels its trace slice; `site` identifies it for races."""
+
+    name: str
+    site: AccessSite
+    run_fn: Callable[[Command, WorkContext], None]
+    children: list[Command] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    cost: int = 0  # bytes touched, for the driver's inline-or-pool choice
+
+    def run(self, ctx: WorkContext) -> None:
+        sched = ctx.scheduler
+        tracer = sched.tracer
+        if not self.children:
+            sched.jitter()
+        if tracer is None:
+            self.run_fn(self, ctx)
+            return
+        start = tracer.now()
+        try:
+            self.run_fn(self, ctx)
+        finally:
+            tracer.slice(tracer.track(ctx.submission.device, ctx.lane), self.name, start, tracer.now(),
+                         args={"location": self.site.location, "op": self.site.describe})
+
+
+def run_commands(commands: list[Command], ctx: WorkContext) -> None:
+    """The payload of an execute submission: its top-level commands in order."""
+    for c in commands:
+        c.run(ctx)
+
+
+# -- running each kind of command ------------------------------------------------------------------
+def _fail(cmd: Command, ctx: WorkContext, message: str, cause: BaseException | None = None) -> WorkFailure:
+    origin = f"{cmd.site.describe} at {cmd.site.location} on @{ctx.submission.device}"
+    return WorkFailure(Status(StatusCode.INTERNAL if cause is None else StatusCode.ABORTED, message, origin, cause))
+
+
+def _touch(cmd: Command, ctx: WorkContext, alloc: Allocation, offset: int, length: int, write: bool) -> np.ndarray:
+    races: RaceDetector | None = ctx.scheduler.races
+    if races is not None:
+        races.access(alloc, offset, offset + length, write, cmd.site, ctx.submission.start_clock)
+    try:
+        return alloc.bytes(offset, length, cmd.site.describe)
+    except MemoryFault as e:
+        raise _fail(cmd, ctx, str(e)) from None
+
+
+def _run_dispatch(cmd: Command, ctx: WorkContext) -> None:
+    d = cmd.data
+    inputs: list[np.ndarray] = []
+    outputs: list[np.ndarray] = []
+    for alloc, offset, length, access, dtype, shape, nbytes in d["bindings"]:
+        arr = _touch(cmd, ctx, alloc, offset, length, bool(access & WO))[:nbytes].view(dtype).reshape(shape)
+        if access == RO:
+            arr.flags.writeable = False
+            inputs.append(arr)
+        elif access == WO:
+            outputs.append(arr)
+        else:  # rw: the same array is the input and the in-place output
+            inputs.append(arr)
+            outputs.append(arr)
+    kernel: Kernel = d["kernel"]
+    try:
+        kernel(inputs, d["scalars"], outputs)
+    except Exception as e:
+        raise _fail(cmd, ctx, f"kernel '{kernel.name}' failed: {type(e).__name__}: {e}", e) from e
+
+
+def _run_copy(cmd: Command, ctx: WorkContext) -> None:
+    src, s_off, dst, d_off, length = cmd.data["args"]
+    source = _touch(cmd, ctx, src, s_off, length, False)
+    target = _touch(cmd, ctx, dst, d_off, length, True)
+    target[...] = source  # numpy copies through a temporary when the ranges overlap
+
+
+def _run_fill(cmd: Command, ctx: WorkContext) -> None:
+    alloc, offset, length, pattern = cmd.data["args"]
+    target = _touch(cmd, ctx, alloc, offset, length, True)
+    if length % pattern.itemsize:
+        raise _fail(cmd, ctx, f"fill length {length} is not a multiple of the {pattern.itemsize}-byte pattern")
+    target.view(pattern.dtype)[...] = pattern
+
+
+def _run_cache(cmd: Command, ctx: WorkContext) -> None:
+    """flush / invalidate: memory is coherent in the simulation, so only bounds and liveness are
+    checked; discard: the contents become undefined, and are poisoned so a later read shows it."""
+    alloc, offset, length = cmd.data["args"]
+    if cmd.data["kind"] == "discard":
+        target = _touch(cmd, ctx, alloc, offset, length, True)
+        if ctx.scheduler.poison:
+            target[...] = 0xFF
+        return
+    try:
+        alloc.bytes(offset, length, cmd.site.describe)
+    except MemoryFault as e:
+        raise _fail(cmd, ctx, str(e)) from None
+
+
+def _run_serial(cmd: Command, ctx: WorkContext) -> None:
+    for c in cmd.children:
+        c.run(ctx)
+
+
+def _run_concurrent(cmd: Command, ctx: WorkContext) -> None:
+    ctx.run_concurrent([c.run for c in cmd.children], ctx, cmd.cost)
+
+
+# -- recording -------------------------------------------------------------------------------------
+def binding_types_of(op: Op) -> tuple[TensorType, ...] | None:
+    """The `streamproof.binding_types` of a dispatch, or None when it has none."""
+    attr = op.attributes.get("streamproof.binding_types") or op.properties.get("streamproof.binding_types")
+    if not isinstance(attr, ArrayAttr):
+        return None
+    out: list[TensorType] = []
+    for e in attr.elements:
+        t = e.type if isinstance(e, TypeAttr) else e
+        if not isinstance(t, TensorType) or t.shape is None:
+            raise DiagnosticError.at(op.location, f"streamproof.binding_types entries must be ranked tensor types, not {e}")
+        out.append(t)
+    return tuple(out)
+
+
+class Recorder:
+    """Turns an execute body into commands. `value(v)` gives the run-time value of an SSA value
+    (host values and the body's captures); `kernels` resolves dispatch symbols."""
+
+    def __init__(self, value: Callable[[Value], Any], kernels: KernelRegistry, device: str, label: str,
+                 races: RaceDetector | None, component: int, submission_index: int) -> None:
+        self.value = value
+        self.kernels = kernels
+        self.device = device
+        self.label = label
+        self.races = races
+        self.index = 0
+        self.submission_index = submission_index
+        self.component = component
+        self.local: dict[int, float] = {component: 0}
+
+    def record_block(self, ops: tuple[Op, ...], comp: int) -> list[Command]:
+        out: list[Command] = []
+        for op in ops:
+            rule = RECORDERS.get(op.name)
+            if rule is None:
+                if op.name == "stream.yield":
+                    continue
+                raise DiagnosticError.at(op.location, f"'{op.name}' cannot appear in a stream.cmd.execute body at run time")
+            out.append(rule(self, op, comp))
+        return out
+
+    def site(self, op: Op, describe: str, comp: int) -> AccessSite:
+        self.index += 1
+        if self.races is not None:
+            self.local[comp] = self.local.get(comp, 0) + 1
+        local = dict(self.local) if self.races is not None else None
+        return AccessSite(describe, str(op.location), comp, local, (self.submission_index, self.index), self.submission_index)
+
+    def ref(self, v: Value, op: Op) -> ResourceRef:
+        r = self.value(v)
+        if not isinstance(r, ResourceRef):
+            raise DiagnosticError.at(op.location, f"expected a resource, got {type(r).__name__}")
+        return r
+
+    def int(self, v: Value) -> int:
+        return int(self.value(v))
+
+    def window(self, ref: ResourceRef, offset: int, length: int, op: Op, what: str) -> tuple[Allocation, int, int]:
+        """The absolute byte range of [offset, offset+length) inside a captured resource."""
+        if offset < 0 or length < 0 or offset + length > ref.length:
+            raise _bounds(op, f"{what} [{offset}, {offset + length}) is outside the resource's {ref.length} bytes ({ref.allocation.label})")
+        return ref.allocation, ref.offset + offset, length
+
+
+def _bounds(op: Op, message: str) -> DiagnosticError:
+    return DiagnosticError.at(op.location, f"OUT_OF_BOUNDS: {message}")
+
+
+def _symbol_text(sym: SymbolRefAttr) -> str:
+    return "@" + "::@".join((sym.root, *sym.nested))
+
+
+def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
+    v = view(op)
+    entries = op.properties.get("entry_points")
+    sym = entries.elements[0] if isinstance(entries, ArrayAttr) and entries.elements else entries
+    if not isinstance(sym, SymbolRefAttr):
+        raise DiagnosticError.at(op.location, "stream.cmd.dispatch without an entry point")
+    kernel = r.kernels.lookup(sym)
+    if kernel is None:
+        tried = ", ".join(f"'{n}'" for n in KernelRegistry.candidates(sym))
+        raise DiagnosticError.at(op.location, f"no kernel for dispatch {_symbol_text(sym)} (tried {tried}); register one with "
+                                 "@streamproof.kernel or pass --kernels FILE.py")
+    types = binding_types_of(op)
+    if types is None:
+        types = kernel.bindings
+    elif kernel.bindings is not None and kernel.bindings != types:
+        raise DiagnosticError.at(op.location, f"kernel '{kernel.name}' declares bindings {list(map(str, kernel.bindings))} but the "
+                                 f"dispatch carries {list(map(str, types))}")
+    resources = v.resources
+    if types is None:
+        raise DiagnosticError.at(op.location, f"dispatch {_symbol_text(sym)} carries no streamproof.binding_types and kernel "
+                                 f"'{kernel.name}' declares none: declare them with @streamproof.kernel(..., bindings=[...])")
+    if len(types) != len(resources):
+        raise DiagnosticError.at(op.location, f"dispatch {_symbol_text(sym)} has {len(resources)} bindings but "
+                                 f"{len(types)} binding types")
+    uniforms = [r.value(u) for u in v.uniform_operands]
+    n_dims = sum(t.dynamic_dims for t in types)
+    if n_dims > len(uniforms):
+        raise DiagnosticError.at(op.location, f"the binding types have {n_dims} dynamic dims but the dispatch passes only "
+                                 f"{len(uniforms)} uniform operands")
+    dims = [int(x) for x in uniforms[len(uniforms) - n_dims :]]
+    scalars = uniforms[: len(uniforms) - n_dims]
+    accesses = op.properties.get("resource_accesses")
+    modes = [e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements] if isinstance(accesses, ArrayAttr) else [RW] * len(resources)
+    bindings = []
+    described = []
+    cost = 0
+    for i, (res, t) in enumerate(zip(resources, types)):
+        shape = tuple(d if d is not None else dims.pop(0) for d in t.shape or ())
+        dtype = dtype_of(t.element)
+        need = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        alloc, off, length = r.window(r.ref(res, op), r.int(v.resource_offsets[i]), r.int(v.resource_lengths[i]), op, f"binding {i}")
+        if length < need:
+            raise DiagnosticError.at(op.location, f"binding {i} of {_symbol_text(sym)} covers {length} bytes but "
+                                     f"{TensorType(shape, t.element)} needs {need}")
+        bindings.append((alloc, off, length, modes[i], dtype, shape, need))
+        described.append(f"{_ACCESS_NAMES.get(modes[i], '?')} {alloc.label}[{off} for {length}]")
+        cost += length
+    site = r.site(op, f"stream.cmd.dispatch {_symbol_text(sym)} {{{', '.join(described)}}}", comp)
+    if r.races is not None:
+        _check_self_overlap(r.races, site, bindings)
+    return Command(f"dispatch {sym.leaf}", site, _run_dispatch,
+                   data={"kernel": kernel, "bindings": bindings, "scalars": scalars}, cost=cost)
+
+
+def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tuple[Any, ...]]) -> None:
+    for i, (a1, o1, l1, m1, *_rest) in enumerate(bindings):
+        for a2, o2, l2, m2, *_r in bindings[i + 1 :]:
+            if a1 is a2 and o1 < o2 + l2 and o2 < o1 + l1 and (m1 & WO or m2 & WO):
+                kind = "RACE_WRITE_AFTER_WRITE" if (m1 & WO and m2 & WO) else "RACE_READ_AFTER_WRITE"
+                races.static_overlap(kind, a1, max(o1, o2), min(o1 + l1, o2 + l2), site,
+                                     "one dispatch binds these bytes twice and writes through at least one binding")
+
+
+def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
+    v = view(op)
+    length = r.int(v.length)
+    src, s_off, _ = r.window(r.ref(v.source, op), r.int(v.source_offset), length, op, "copy source")
+    dst, d_off, _ = r.window(r.ref(v.target, op), r.int(v.target_offset), length, op, "copy target")
+    kind = "transfer" if src.device != dst.device else "copy"
+    site = r.site(op, f"stream.cmd.copy {src.label}[{s_off}] -> {dst.label}[{d_off}] ({length} bytes)", comp)
+    if r.races is not None and src is dst and s_off < d_off + length and d_off < s_off + length:
+        r.races.static_overlap("RACE_WRITE_AFTER_READ", src, max(s_off, d_off), min(s_off, d_off) + length, site,
+                               "the copy's source and target ranges overlap")
+    return Command(kind, site, _run_copy, data={"args": (src, s_off, dst, d_off, length)}, cost=2 * length)
+
+
+def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
+    v = view(op)
+    alloc, off, length = r.window(r.ref(v.target, op), r.int(v.target_offset), r.int(v.target_length), op, "fill")
+    value = r.value(v.value)
+    pattern = np.array(value, dtype=dtype_of(v.value.type))
+    site = r.site(op, f"stream.cmd.fill {value} -> {alloc.label}[{off} for {length}]", comp)
+    return Command("fill", site, _run_fill, data={"args": (alloc, off, length, pattern)}, cost=length)
+
+
+def _cache_recorder(kind: str) -> Callable[[Recorder, Op, int], Command]:
+    def record(r: Recorder, op: Op, comp: int) -> Command:
+        v = view(op)
+        alloc, off, length = r.window(r.ref(v.target, op), r.int(v.target_offset), r.int(v.target_length), op, kind)
+        site = r.site(op, f"stream.cmd.{kind} {alloc.label}[{off} for {length}]", comp)
+        return Command(kind, site, _run_cache, data={"kind": kind, "args": (alloc, off, length)}, cost=length)
+
+    return record
+
+
+def _record_serial(r: Recorder, op: Op, comp: int) -> Command:
+    site = r.site(op, "stream.cmd.serial", comp)
+    children = r.record_block(op.regions[0].blocks[0].ops, comp)
+    return Command("serial", site, _run_serial, children, cost=sum(c.cost for c in children))
+
+
+def _record_concurrent(r: Recorder, op: Op, comp: int) -> Command:
+    site = r.site(op, "stream.cmd.concurrent", comp)
+    children: list[Command] = []
+    if r.races is None:
+        children = r.record_block(op.regions[0].blocks[0].ops, comp)
+    else:
+        # Each child is a fresh logical thread forked from the section's start; the section's end
+        # joins them all (module docstring of runtime.races).
+        start = dict(r.local)
+        joined = dict(start)
+        for child_op in op.regions[0].blocks[0].ops:
+            if child_op.name == "stream.yield":
+                continue
+            child_comp = r.races.new_component()
+            r.local = dict(start)
+            r.local[child_comp] = 0
+            children.extend(r.record_block((child_op,), child_comp))
+            for k, val in r.local.items():
+                joined[k] = max(joined.get(k, 0), val)
+        r.local = joined
+        r.local[comp] = r.local.get(comp, 0) + 1
+    return Command("concurrent", site, _run_concurrent, children, cost=sum(c.cost for c in children))
+
+
+RECORDERS: dict[str, Callable[[Recorder, Op, int], Command]] = {
+    "stream.cmd.dispatch": _record_dispatch,
+    "stream.cmd.copy": _record_copy,
+    "stream.cmd.fill": _record_fill,
+    "stream.cmd.flush": _cache_recorder("flush"),
+    "stream.cmd.invalidate": _cache_recorder("invalidate"),
+    "stream.cmd.discard": _cache_recorder("discard"),
+    "stream.cmd.serial": _record_serial,
+    "stream.cmd.concurrent": _record_concurrent,
+}

@@ -1,0 +1,271 @@
+"""The three drivers: `sync`, `task` and `chaos` (SPEC section 6).
+
+* `SyncDriver` is IREE's local-sync: every submission runs inline on the submitting (host) thread
+  as soon as it is submitted, so runs are deterministic. A submission whose waits are not already
+  reached can never run (local-sync would block forever on the inline wait): it is reported as a
+  `DeadlockError` naming the wait, instead of hanging.
+* `TaskDriver` is IREE's local-task: one worker thread per device queue takes ready submissions
+  (in whatever order they became ready - there is no FIFO between submissions), and a shared pool
+  runs the children of `stream.cmd.concurrent` sections. numpy releases the GIL inside kernels,
+  so devices and concurrent children really overlap. Small sections (by bytes touched) run inline
+  on the queue's worker: concurrency is a permission, not an obligation, and handing a 1 KiB
+  kernel to another thread costs more than running it.
+* `ChaosDriver` is the task driver plus seeded randomness: random delays before submissions and
+  commands, a random choice among ready submissions, a random order (and random inline or pooled
+  execution) of concurrent children. It exposes missing waits that a friendly schedule hides.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue as queue_mod
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from runtime.scheduler import Scheduler, Submission, WorkContext
+from runtime.semaphore import TimelineSemaphore
+from runtime.status import DeadlockError
+
+__all__ = ["SyncDriver", "TaskDriver", "ChaosDriver", "make_driver", "DRIVERS"]
+
+Child = Callable[[WorkContext], None]
+
+
+def _queue_lane(sub: Submission) -> str:
+    return f"queue {sub.queue}"
+
+
+class SyncDriver(Scheduler):
+    """Inline execution on the host thread."""
+
+    name = "sync"
+
+    def _blocked_at_submit(self, sub: Submission, unmet: list[tuple[TimelineSemaphore, int]]) -> None:
+        from runtime.status import BlockedWait
+
+        blocked = tuple(
+            BlockedWait(
+                sub.label,
+                sem.name,
+                value,
+                sem._value,
+                "the sync driver runs submissions inline when they are submitted, and nothing submitted so far "
+                "has signalled this value (only a later submission or the host could; use --driver task)",
+            )
+            for sem, value in unmet
+        )
+        raise DeadlockError(f"deadlock: {sub.label} waits on a value that is not signalled yet (sync driver)", blocked)
+
+    def _enqueue(self, sub: Submission) -> None:
+        sub.state = "running"
+        ctx = WorkContext(self, sub, _queue_lane(sub), self._run_concurrent)
+        status = self.execute(sub, ctx)
+        self.complete(sub, status)
+
+    def _run_concurrent(self, children: list[Child], ctx: WorkContext, cost: int = 0) -> None:
+        for child in children:
+            child(ctx)
+
+
+class _Batch:
+    """The children of one concurrent section, taken one by one by the submitting thread and by
+    any pool thread that joins in. The submitting thread can always finish the batch alone, so a
+    saturated pool never deadlocks."""
+
+    __slots__ = ("children", "next", "left", "done", "errors", "lock")
+
+    def __init__(self, children: list[Child]) -> None:
+        self.children = children
+        self.next = itertools.count()
+        self.left = len(children)
+        self.done = threading.Event()
+        self.errors: list[BaseException] = []
+        self.lock = threading.Lock()
+
+    def work(self, ctx: WorkContext) -> None:
+        while True:
+            i = next(self.next)
+            if i >= len(self.children):
+                return
+            if not self.errors:  # once a child failed, the rest are cancelled
+                try:
+                    self.children[i](ctx)
+                except BaseException as e:  # noqa: BLE001 - re-raised by the submitting thread
+                    with self.lock:
+                        self.errors.append(e)
+            with self.lock:
+                self.left -= 1
+                if self.left == 0:
+                    self.done.set()
+
+
+class TaskDriver(Scheduler):
+    """A worker thread per device queue, a shared pool for concurrent sections."""
+
+    name = "task"
+
+    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 256 * 1024, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.inline_bytes = inline_bytes
+        self._workers: dict[tuple[str, int], _QueueWorker] = {}
+        self._pool_threads = pool_threads if pool_threads is not None else max(1, os.cpu_count() or 1)
+        self._pool_queue: queue_mod.SimpleQueue[tuple[_Batch, WorkContext] | None] = queue_mod.SimpleQueue()
+        self._pool: list[threading.Thread] = []
+
+    # -- queues ------------------------------------------------------------------------------------
+    def _enqueue(self, sub: Submission) -> None:
+        key = (sub.device, sub.queue)
+        worker = self._workers.get(key)
+        if worker is None:
+            worker = self._workers[key] = _QueueWorker(self, key)
+        worker.ready.append(sub)
+        worker.cond.notify()
+
+    def pick(self, ready: deque[Submission]) -> Submission:
+        return ready.popleft()
+
+    def before_submission(self, sub: Submission) -> None:
+        """Hook (chaos): called on the worker before a submission runs."""
+
+    # -- concurrent sections -------------------------------------------------------------------------
+    def run_concurrent(self, children: list[Child], ctx: WorkContext, cost: int = 0) -> None:
+        if len(children) <= 1 or self._inline(children, cost):
+            for child in self._order(children):
+                child(ctx)
+            return
+        batch = _Batch(self._order(children))
+        self._start_pool()
+        for _ in range(min(len(children) - 1, self._pool_threads)):
+            self._pool_queue.put((batch, ctx))
+        batch.work(ctx)
+        batch.done.wait()
+        if batch.errors:
+            raise batch.errors[0]
+
+    def _inline(self, children: list[Child], cost: int) -> bool:
+        return cost < self.inline_bytes
+
+    def _order(self, children: list[Child]) -> list[Child]:
+        return children
+
+    def _start_pool(self) -> None:
+        if self._pool:
+            return
+        with self.lock:
+            if self._pool:
+                return
+            for k in range(self._pool_threads):
+                t = threading.Thread(target=self._pool_loop, args=(k,), name=f"streamproof-pool-{k}", daemon=True)
+                t.start()
+                self._pool.append(t)
+
+    def _pool_loop(self, k: int) -> None:
+        while True:
+            item = self._pool_queue.get()
+            if item is None:
+                return
+            batch, ctx = item
+            batch.work(ctx.child(f"pool {k}"))
+
+    def shutdown(self) -> None:
+        super().shutdown()
+        with self.lock:
+            workers = list(self._workers.values())
+            for w in workers:
+                w.stop = True
+                w.cond.notify()
+        for w in workers:
+            w.thread.join()
+        for _ in self._pool:
+            self._pool_queue.put(None)
+        for t in self._pool:
+            t.join()
+        self._pool.clear()
+
+
+class _QueueWorker:
+    """The thread of one device queue: runs ready submissions one at a time."""
+
+    def __init__(self, driver: TaskDriver, key: tuple[str, int]) -> None:
+        self.driver = driver
+        self.key = key
+        self.ready: deque[Submission] = deque()
+        self.cond = threading.Condition(driver.lock)
+        self.stop = False
+        self.thread = threading.Thread(target=self._loop, name=f"streamproof-{key[0]}-q{key[1]}", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        d = self.driver
+        lane = f"queue {self.key[1]}"
+        while True:
+            with d.lock:
+                while not self.ready:
+                    if self.stop:
+                        return
+                    self.cond.wait()
+                sub = d.pick(self.ready)
+                sub.state = "running"
+            d.before_submission(sub)
+            status = d.execute(sub, WorkContext(d, sub, lane, d.run_concurrent))
+            d.complete(sub, status)
+
+
+class ChaosDriver(TaskDriver):
+    """The task driver with seeded random delays and random choices among ready work."""
+
+    name = "chaos"
+
+    def __init__(self, *, seed: int = 0, max_delay: float = 0.002, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.seed = seed
+        self.max_delay = max_delay
+        self._rng = random.Random(seed)
+        self._rng_lock = threading.Lock()
+
+    def _random(self) -> float:
+        with self._rng_lock:
+            return self._rng.random()
+
+    def pick(self, ready: deque[Submission]) -> Submission:
+        with self._rng_lock:
+            i = self._rng.randrange(len(ready))
+        sub = ready[i]
+        del ready[i]
+        return sub
+
+    def before_submission(self, sub: Submission) -> None:
+        self.jitter()
+
+    def jitter(self) -> None:
+        """Sleep a random short time (half of the calls sleep)."""
+        r = self._random()
+        if r < 0.5:
+            time.sleep(r * 2 * self.max_delay)
+
+    def _inline(self, children: list[Child], cost: int) -> bool:
+        return self._random() < 0.3
+
+    def _order(self, children: list[Child]) -> list[Child]:
+        out = list(children)
+        with self._rng_lock:
+            self._rng.shuffle(out)
+        return out
+
+
+DRIVERS = {"sync": SyncDriver, "task": TaskDriver, "chaos": ChaosDriver}
+
+
+def make_driver(name: str, *, seed: int = 0, **kw: Any) -> Scheduler:
+    """A driver by name ('sync', 'task' or 'chaos')."""
+    cls = DRIVERS.get(name)
+    if cls is None:
+        raise ValueError(f"unknown driver '{name}' (choose from {', '.join(DRIVERS)})")
+    if cls is ChaosDriver:
+        return ChaosDriver(seed=seed, **kw)
+    return cls(**kw)

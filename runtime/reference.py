@@ -1,0 +1,266 @@
+"""The reference interpreter: runs an input-level program sequentially with numpy.
+
+It gives an input program its meaning - value semantics, one op after the other, no devices, no
+timepoints - with the same kernels the executor uses (runtime.kernels), so `streamproof run --check`
+can compare a compiled, scheduled execution against it. Per-op behaviour lives in `REFERENCE_RULES`,
+keyed by op name.
+
+Value semantics: a tensor value never changes. A dispatch result tied to an operand (`-> %x`) is
+computed in place in a *copy* of the operand, so a program that (wrongly) keeps using `%x` still
+sees its old value here; the compiled program must do the same (MaterializeCopyOnWrite clones when
+needed). `flow.tensor.empty` and untied dispatch outputs start as the same POISON bytes the
+executor uses for fresh storage, so reading them behaves the same in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from runtime.executor import ARITH_OPS, eval_arith, host_value_of_constant
+from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
+from runtime.memory import POISON, dtype_of
+from runtime.values import InputError
+from stream.ir.attributes import ArrayAttr, SymbolRefAttr
+from stream.ir.core import Module, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import spec_of, view
+from stream.ir.types import TensorType
+from stream.ir.walk import Function, function, functions
+
+__all__ = ["run_reference", "REFERENCE_RULES", "ReferenceInterpreter", "ReferenceKernelError"]
+
+
+class ReferenceKernelError(RuntimeError):
+    """A kernel raised while the reference interpreter ran it."""
+
+
+class _Return(Exception):
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+
+
+def _poison(t: TensorType, shape: tuple[int, ...]) -> np.ndarray:
+    dtype = dtype_of(t.element)
+    n = int(np.prod(shape, dtype=np.int64))
+    return np.full(n * dtype.itemsize, POISON, dtype=np.uint8).view(dtype).reshape(shape)
+
+
+class ReferenceInterpreter:
+    """Sequential numpy execution of input-level functions."""
+
+    def __init__(self, module: Module, kernels: KernelRegistry | None = None) -> None:
+        self.module = module
+        self.kernels = kernels if kernels is not None else DEFAULT_REGISTRY
+
+    def call(self, name: str, args: list[Any]) -> list[Any]:
+        f = function(self.module, name)
+        if f is None:
+            known = ", ".join("@" + g.name for g in functions(self.module)) or "none"
+            raise DiagnosticError.at(self.module.location, f"no function @{name} in the module (functions: {known})")
+        if len(args) != len(f.arguments):
+            raise InputError(f"@{name} takes {len(f.arguments)} argument(s), {len(args)} given")
+        env: dict[Value, Any] = {}
+        for i, (arg, value) in enumerate(zip(f.arguments, args)):
+            env[arg] = _check_argument(f, i, arg, value)
+        try:
+            for op in f.body.ops:
+                rule = REFERENCE_RULES.get(op.name)
+                if rule is None:
+                    raise DiagnosticError.at(op.location, f"'{op.name}' is not an input-level op the reference interpreter runs")
+                rule(self, env, op)
+        except _Return as r:
+            return r.values
+        raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
+
+
+def _check_argument(f: Function, i: int, arg: Value, value: Any) -> Any:
+    t = arg.type
+    if isinstance(t, TensorType):
+        arr = np.asarray(value)
+        if t.shape is not None and (arr.ndim != len(t.shape) or any(d is not None and d != s for d, s in zip(t.shape, arr.shape))):
+            raise InputError(f"argument {i} of @{f.name} must be {t}, got an array of shape {arr.shape}")
+        want = dtype_of(t.element)
+        if arr.dtype != want:
+            raise InputError(f"argument {i} of @{f.name} must hold {t.element} ({want}), got {arr.dtype}")
+        view_ = arr.view()
+        view_.flags.writeable = False
+        return view_
+    return value
+
+
+def run_reference(module: Module, args: list[Any], function_name: str, kernels: KernelRegistry | None = None) -> list[Any]:
+    """Run `function_name` of an input-level module on `args` (numpy arrays and scalars)."""
+    return ReferenceInterpreter(module, kernels).call(function_name, args)
+
+
+# -- rules ---------------------------------------------------------------------------------------
+Rule = Callable[[ReferenceInterpreter, dict[Value, Any], Op], None]
+REFERENCE_RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def wrap(fn: Rule) -> Rule:
+        for n in names:
+            REFERENCE_RULES[n] = fn
+        return fn
+
+    return wrap
+
+
+def _shape(t: TensorType, dims: list[int]) -> tuple[int, ...]:
+    it = iter(dims)
+    return tuple(d if d is not None else int(next(it)) for d in t.shape or ())
+
+
+@rule("arith.constant")
+def _constant(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    value = host_value_of_constant(op.properties["value"], op.results[0].type)
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    env[op.results[0]] = value
+
+
+def _arith(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    env[op.results[0]] = eval_arith(op, [env[v] for v in op.operands])
+
+
+for _name in ARITH_OPS:
+    REFERENCE_RULES[_name] = _arith
+
+
+@rule("func.return", "util.return")
+def _return(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    raise _Return([np.array(env[v]) if isinstance(env[v], np.ndarray) else env[v] for v in op.operands])
+
+
+@rule("func.call", "util.call")
+def _call(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    callee = op.properties["callee"]
+    name = callee.root if isinstance(callee, SymbolRefAttr) else str(callee)
+    for r, value in zip(op.results, ri.call(name, [env[v] for v in op.operands])):
+        env[r] = value
+
+
+@rule("flow.dispatch")
+def _dispatch(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    spec = spec_of(op)
+    assert spec is not None
+    entries = op.properties.get("entry_points")
+    sym = entries.elements[0] if isinstance(entries, ArrayAttr) else entries
+    assert isinstance(sym, SymbolRefAttr)
+    kernel = ri.kernels.lookup(sym)
+    if kernel is None:
+        tried = ", ".join(f"'{n}'" for n in KernelRegistry.candidates(sym))
+        raise DiagnosticError.at(op.location, f"no kernel for dispatch {sym} (tried {tried}); register one with @streamproof.kernel "
+                                 "or pass --kernels FILE.py")
+    args = list(v.arguments)
+    base = spec.operand_offset(op, "arguments")
+    tied: dict[int, int] = {}  # result index -> argument index
+    for i in range(len(op.results)):
+        t = spec.tied_operand(op, i)
+        if t is not None:
+            tied[i] = t - base
+    inputs: list[np.ndarray] = []
+    scalars: list[Any] = []
+    in_place: dict[int, np.ndarray] = {}
+    for j, a in enumerate(args):
+        value = env[a]
+        if isinstance(a.type, TensorType):
+            if j in tied.values():
+                value = np.array(value)  # value semantics: the in-place result works on a copy
+                in_place[j] = value
+            inputs.append(value)
+        else:
+            scalars.append(value)
+    dims = [int(env[d]) for d in v.result_dims]
+    results: list[np.ndarray | None] = [None] * len(op.results)
+    for i, r in enumerate(op.results):
+        if i in tied:
+            results[i] = in_place[tied[i]]
+        else:
+            t = r.type
+            assert isinstance(t, TensorType)
+            results[i] = _poison(t, _shape(t, [dims.pop(0) for _ in range(t.dynamic_dims)]))
+    # Outputs in binding order: in-place results by operand position, then the others in order.
+    order = sorted(tied, key=lambda i: tied[i]) + [i for i in range(len(op.results)) if i not in tied]
+    outputs = [results[i] for i in order]
+    try:
+        kernel(inputs, scalars, outputs)  # type: ignore[arg-type]
+    except Exception as e:
+        raise ReferenceKernelError(f"kernel '{kernel.name}' failed in the reference interpreter at {op.location}: "
+                              f"{type(e).__name__}: {e}") from e
+    for r, value in zip(op.results, results):
+        assert value is not None
+        value.flags.writeable = False
+        env[r] = value
+
+
+def _frozen(arr: np.ndarray) -> np.ndarray:
+    arr.flags.writeable = False
+    return arr
+
+
+@rule("flow.tensor.transfer", "flow.tensor.clone")
+def _copy(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    env[op.results[0]] = _frozen(np.array(env[op.operands[0]]))
+
+
+@rule("flow.tensor.splat")
+def _splat(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    shape = _shape(t, [int(env[d]) for d in v.result_dims])
+    env[op.results[0]] = _frozen(np.full(shape, env[v.value], dtype=dtype_of(t.element)))
+
+
+@rule("flow.tensor.empty")
+def _empty(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    t = op.results[0].type
+    assert isinstance(t, TensorType)
+    env[op.results[0]] = _frozen(_poison(t, _shape(t, [int(env[d]) for d in view(op).result_dims])))
+
+
+def _window(starts: list[int], lengths: list[int], shape: tuple[int, ...], op: Op) -> tuple[slice, ...]:
+    for s, n, d in zip(starts, lengths, shape):
+        if s < 0 or n < 0 or s + n > d:
+            raise DiagnosticError.at(op.location, f"OUT_OF_BOUNDS: [{s}, {s + n}) is outside a dimension of size {d}")
+    return tuple(slice(s, s + n) for s, n in zip(starts, lengths))
+
+
+@rule("flow.tensor.slice")
+def _slice(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    src = env[v.source]
+    window = _window([int(env[x]) for x in v.start_indices], [int(env[x]) for x in v.lengths], src.shape, op)
+    env[op.results[0]] = _frozen(np.array(src[window]))
+
+
+@rule("flow.tensor.update")
+def _update(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    target = np.array(env[v.target])
+    update = env[v.update]
+    window = _window([int(env[x]) for x in v.start_indices], list(update.shape), target.shape, op)
+    target[window] = update
+    env[op.results[0]] = _frozen(target)
+
+
+@rule("flow.tensor.load")
+def _load(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    src = env[v.source]
+    idx = tuple(int(env[x]) for x in v.indices)
+    env[op.results[0]] = src[idx]
+
+
+@rule("flow.tensor.store")
+def _store(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    v = view(op)
+    target = np.array(env[v.target])
+    target[tuple(int(env[x]) for x in v.indices)] = env[v.value]
+    env[op.results[0]] = _frozen(target)
