@@ -180,11 +180,14 @@ def build_region_op(
     if name == "stream.async.execute":
         operands["await_timepoint"] = await_timepoint
         results["result_timepoint"] = TIMEPOINT
+    # IREE's form: one entry per resource result, or `[]` when nothing is tied. Set after
+    # building so that no generic canonicalization of ties can count the timepoint result.
     tied = ArrayAttr(tuple(IntegerAttr(t, INDEX) for t in outlined.ties)) if any(t >= 0 for t in outlined.ties) else ArrayAttr(())
-    return spec.build(
+    op = spec.build(
         operands=operands,
         results=results,  # type: ignore[arg-type]
-        attrs={"tied_operands": tied, "affinity": affinity},
+        attrs={"affinity": affinity},
         regions=(Region((outlined.body,)),),
         location=location,
     )
+    return op.replace(properties={**op.properties, "tied_operands": tied})

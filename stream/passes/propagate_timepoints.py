@@ -1,0 +1,352 @@
+"""propagate-timepoints: chain execution regions with timepoints instead of host waits.
+
+After `schedule-execution` every value that leaves a region is used through a host
+`stream.timepoint.await`, so a region that consumes another's result is issued only after the host
+has blocked on it. This pass rebuilds each function's timeline so that:
+
+* every `stream.async.execute` captures the un-awaited values it reads and waits, on the device,
+  for the join of the timepoints that cover them: the regions that produced them, the timepoints
+  the input awaited for them, and every earlier region whose accesses to the same storage conflict
+  with its own (a storage hazard without data flow, from `ResourceHazards`);
+* the host waits only where it consumes a value itself (exports, loads, stores, returns, calls,
+  unknown ops), right before the first such op, once per set of timepoints, and also before a
+  host op that writes storage an earlier region still reads or writes;
+* waits that are already covered are left out: a timepoint the host has awaited before a region is
+  issued, or one that another awaited timepoint already implies (regions awaiting regions), is not
+  awaited again;
+* `stream.timepoint.barrier` becomes the timepoint its resource is covered by, and joins or
+  immediates nobody uses any more are dropped.
+
+Like IREE's PropagateTimepoints this works per function on straight-line code; values crossing
+calls, globals or branches keep their awaits (calls and globals are host ops here).
+
+Invariant established: every device consumer of a resource awaits a timepoint that covers the
+region producing it and every earlier conflicting access to its storage; every host use of a
+region result comes after a host await covering it; the values computed are unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from stream.analysis.partitioning import require_straight_line
+from stream.analysis.resource_hazards import HazardAnalysis
+from stream.analysis.resource_sizes import resource_sizes
+from stream.ir.core import Module, Op, Value
+from stream.ir.spec import OpSpec, spec_of
+from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
+from stream.ir.walk import Function, functions, replace_function
+from stream.passes.pass_manager import register_pass
+
+__all__ = ["propagate_timepoints"]
+
+Sources = frozenset[Value]
+
+
+@register_pass("propagate-timepoints")
+def propagate_timepoints(module: Module) -> Module:
+    """Chain execution regions with device-side timepoint waits; host waits only for host uses."""
+    out = module
+    for f in functions(module):
+        require_straight_line(f.op, f.name, "propagate-timepoints")
+        if not any(op.name == "stream.async.execute" for op in f.body.ops):
+            continue
+        out = replace_function(out, _Propagator(f).run())
+    return out
+
+
+def _spec(name: str) -> OpSpec:
+    spec = spec_of(name)
+    assert spec is not None
+    return spec
+
+
+class _Propagator:
+    def __init__(self, f: Function) -> None:
+        self.f = f
+        self.ops = f.body.ops
+        self.analysis = HazardAnalysis.of(f.body)
+        self.sizes = resource_sizes(f.body)
+        self.emitted: list[Op] = []
+        self.values: dict[Value, Value] = {}  # input value -> output value (non-resource too)
+        self.raw: dict[Value, Value] = {}  # input resource -> the un-awaited output value
+        self.pending: dict[Value, Sources] = {}  # input resource -> timepoints covering it
+        self.sources: dict[Value, Sources] = {}  # input timepoint -> what reaching it means
+        self.bit: dict[Value, int] = {}  # output timepoint source -> bit index
+        self.cover: dict[Value, int] = {}  # source -> bitset of sources reached when it is
+        self.host_covered = 0
+        self.materialized: dict[Sources, Value] = {}
+        self.awaited: dict[Value, tuple[Value, int]] = {}  # raw -> (host value, covered bitset)
+        self.region_timepoint: dict[int, Value] = {}  # input op index -> output timepoint
+        self.hazards: dict[int, list[int]] = {}
+        for i, j in self.analysis.edges([(op,) for op in self.ops]):
+            self.hazards.setdefault(j, []).append(i)
+        # Values some host op uses, by the timepoints covering them: one await serves them all
+        # (IREE awaits every host-used result of a region at once).
+        self.host_used = {v for op in self.ops if _is_host_consumer(op) for inner in op.walk() for v in inner.operands}
+        self.by_pending: dict[Sources, list[Value]] = {}
+
+    # -- timepoint bookkeeping -------------------------------------------------------------------
+    def _bit(self, source: Value) -> int:
+        if source not in self.bit:
+            self.bit[source] = 1 << len(self.bit)
+            self.cover.setdefault(source, 0)
+        return self.bit[source]
+
+    def _closure(self, sources: Iterable[Value]) -> int:
+        mask = 0
+        for s in sources:
+            mask |= self._bit(s) | self.cover[s]
+        return mask
+
+    def _sources_of(self, timepoint: Value) -> Sources:
+        """What an input timepoint stands for: its output value, or for joins and immediates the
+        union of their inputs."""
+        if timepoint in self.sources:
+            return self.sources[timepoint]
+        return frozenset({self.values.get(timepoint, timepoint)})
+
+    def _prune(self, sources: Iterable[Value]) -> list[Value]:
+        """Drop sources the host already waited for, or that another source implies."""
+        ordered = sorted(set(sources), key=self._bit)
+        implied = 0
+        for s in ordered:
+            implied |= self.cover[s]
+        return [s for s in ordered if not (self._bit(s) & (implied | self.host_covered))]
+
+    def _timepoint(self, sources: list[Value]) -> Value | None:
+        """One timepoint reached once all `sources` are (a join when there are several)."""
+        if not sources:
+            return None
+        if len(sources) == 1:
+            return sources[0]
+        key = frozenset(sources)
+        if key not in self.materialized:
+            join = _spec("stream.timepoint.join").build(
+                operands={"await_timepoints": tuple(sources)}, results={"result_timepoint": TIMEPOINT}
+            )
+            self.emitted.append(join)
+            self.materialized[key] = join.results[0]
+        return self.materialized[key]
+
+    def _immediate(self) -> Value:
+        key: Sources = frozenset()
+        if key not in self.materialized:
+            op = _spec("stream.timepoint.immediate").build(results={"result_timepoint": TIMEPOINT})
+            self.emitted.append(op)
+            self.materialized[key] = op.results[0]
+        return self.materialized[key]
+
+    # -- values ----------------------------------------------------------------------------------
+    def _raw(self, v: Value) -> Value:
+        return self.raw.get(v, self.values.get(v, v))
+
+    def _pending(self, v: Value) -> Sources:
+        return self.pending.get(v, frozenset())
+
+    def _hazard_sources(self, j: int) -> list[tuple[int, Value]]:
+        """(input op index, output timepoint) of earlier regions op `j` conflicts with."""
+        return [(i, self.region_timepoint[i]) for i in self.hazards.get(j, []) if i in self.region_timepoint]
+
+    # -- the walk --------------------------------------------------------------------------------
+    def run(self) -> Function:
+        for j, op in enumerate(self.ops):
+            if op.name == "stream.timepoint.await" and "sync" not in op.properties:
+                self._drop_await(op)
+            elif op.name in ("stream.timepoint.join", "stream.timepoint.immediate"):
+                self._timepoint_op(op)
+            elif op.name == "stream.timepoint.barrier":
+                self._drop_barrier(op)
+            elif op.name == "stream.async.execute":
+                self._execute(j, op)
+            else:
+                self._host(j, op)
+        return self.f.with_body(tuple(_drop_dead_timepoints(self.emitted)))
+
+    def _drop_await(self, op: Op) -> None:
+        spec = _spec(op.name)
+        waited = self._sources_of(spec.operand_group(op, "await_timepoint")[0])
+        for operand, result in zip(spec.operand_group(op, "resource_operands"), op.results):
+            self.raw[result] = self._raw(operand)
+            self._set_pending(result, self._pending(operand) | waited)
+            self.sizes.setdefault(result, self.sizes.get(operand))  # type: ignore[arg-type]
+
+    def _set_pending(self, v: Value, sources: Sources) -> None:
+        self.pending[v] = sources
+        if sources and v in self.host_used:
+            self.by_pending.setdefault(sources, []).append(v)
+
+    def _timepoint_op(self, op: Op) -> None:
+        # Kept (remapped) for any other user; dropped at the end when unused.
+        new = self._remap(op)
+        self.emitted.append(new)
+        for old, result in zip(op.results, new.results):
+            self.values[old] = result
+        if op.name == "stream.timepoint.immediate":
+            self.sources[op.results[0]] = frozenset()
+        else:
+            self.sources[op.results[0]] = frozenset().union(*(self._sources_of(t) for t in op.operands))
+
+    def _drop_barrier(self, op: Op) -> None:
+        spec = _spec(op.name)
+        resource = spec.operand_group(op, "resource")[0]
+        result = spec.result_group(op, "result")[0]
+        self.raw[result] = self._raw(resource)
+        self._set_pending(result, self._pending(resource))
+        self.sizes.setdefault(result, self.sizes.get(resource))  # type: ignore[arg-type]
+        # The barrier's timepoint is whatever covers the resource.
+        self.sources[op.results[-1]] = self._pending(resource)
+
+    def _execute(self, j: int, op: Op) -> None:
+        spec = _spec(op.name)
+        captures = spec.operand_group(op, "resource_operands")
+        required: set[Value] = set()
+        for c in captures:
+            required |= self._pending(c)
+        own = spec.operand_group(op, "await_timepoint")
+        for t in own:
+            required |= self._sources_of(t)
+        required |= {tp for _, tp in self._hazard_sources(j)}
+        covered_before = self.host_covered
+        await_timepoint = self._timepoint(self._prune(required))
+        new = spec.build(
+            operands={
+                "resource_operands": tuple(self._raw(c) for c in captures),
+                "resource_operand_sizes": tuple(self._mapped(s) for s in spec.operand_group(op, "resource_operand_sizes")),
+                "result_sizes": tuple(self._mapped(s) for s in spec.operand_group(op, "result_sizes")),
+                "await_timepoint": await_timepoint,
+            },
+            results={"results": tuple(r.type for r in spec.result_group(op, "results")), "result_timepoint": TIMEPOINT},
+            attrs={k: v for k, v in op.properties.items() if k != "operandSegmentSizes"},
+            regions=op.regions,
+            discardable=op.attributes,
+            location=op.location,
+        )
+        new = new.replace(properties={**new.properties, "tied_operands": op.properties.get("tied_operands", new.properties.get("tied_operands"))})
+        self.emitted.append(new)
+        timepoint = new.results[-1]
+        self.cover[timepoint] = self._closure(required) | covered_before
+        self._bit(timepoint)
+        self.region_timepoint[j] = timepoint
+        for old, result in zip(op.results[:-1], new.results[:-1]):
+            self.raw[old] = result
+            self._set_pending(old, frozenset({timepoint}))
+        self.values[op.results[-1]] = timepoint
+        self.sources[op.results[-1]] = frozenset({timepoint})
+
+    def _mapped(self, v: Value) -> Value:
+        """The output value for an input value; a timepoint of a dropped barrier becomes the
+        timepoint (or join, or immediate) that covers its resource."""
+        if v in self.values:
+            return self.values[v]
+        if isinstance(v.type, TimepointType) and v in self.sources:
+            return self._timepoint(sorted(self.sources[v], key=self._bit)) or self._immediate()
+        return v
+
+    def _host(self, j: int, op: Op) -> None:
+        """A host op: every resource it takes must be awaited on the host first."""
+        hazard_roots: dict[Value, set[Value]] = {}
+        for i, timepoint in self._hazard_sources(j):
+            roots = self.analysis.roots_of(self.ops[i]) & self.analysis.roots_of(op)
+            for root in roots:
+                hazard_roots.setdefault(root, set()).add(timepoint)
+        needs: dict[Value, set[Value]] = {}
+        for inner in op.walk():
+            for v in inner.operands:
+                if not isinstance(v.type, ResourceType):
+                    continue
+                need = set(self._pending(v))
+                need |= hazard_roots.get(self.analysis.aliases.root(v)[0], set())
+                if need:
+                    needs.setdefault(v, set()).update(need)
+        replacements = self._await_for_host(needs)
+        mapping: dict[Value, Value] = {}
+        for inner in op.walk():
+            for v in inner.operands:
+                if v in replacements:
+                    mapping[v] = replacements[v]
+                else:
+                    mapping[v] = self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v)
+        new = _remap(op, mapping)
+        self.emitted.append(new)
+        if op.name == "stream.timepoint.await":  # a `sync` await: the host has waited
+            self.host_covered |= self._closure(self._sources_of(_spec(op.name).operand_group(op, "await_timepoint")[0]))
+
+    def _await_for_host(self, needs: dict[Value, set[Value]]) -> dict[Value, Value]:
+        """Host awaits for the values a host op uses, grouped by the timepoints they need; a value
+        awaited before with enough coverage is reused."""
+        out: dict[Value, Value] = {}
+        groups: dict[Sources, list[Value]] = {}
+        for v, need in needs.items():
+            raw = self._raw(v)
+            mask = self._closure(need)
+            cached = self.awaited.get(raw)
+            if cached is not None and mask & ~cached[1] == 0:
+                out[v] = cached[0]
+                continue
+            groups.setdefault(frozenset(need), []).append(v)
+        for need, values in groups.items():
+            for other in self.by_pending.get(need, []):
+                if other not in values and self._raw(other) not in self.awaited:
+                    values.append(other)
+            timepoint = self._timepoint(self._prune_for_host(need))
+            if timepoint is None:  # everything is covered already: route through an immediate
+                timepoint = self._immediate()
+            first: dict[Value, Value] = {}
+            for v in values:
+                first.setdefault(self._raw(v), v)
+            raws = list(first)
+            op = _spec("stream.timepoint.await").build(
+                operands={
+                    "resource_operands": tuple(raws),
+                    "resource_operand_sizes": tuple(self._mapped(self.sizes[first[r]]) for r in raws),
+                    "await_timepoint": timepoint,
+                },
+                results={"results": tuple(r.type for r in raws)},
+            )
+            self.emitted.append(op)
+            mask = self._closure(need)
+            self.host_covered |= mask
+            by_raw = dict(zip(raws, op.results))
+            for v in values:
+                out[v] = by_raw[self._raw(v)]
+            for raw, result in by_raw.items():
+                self.awaited[raw] = (result, mask)
+        return out
+
+    def _prune_for_host(self, need: Sources) -> list[Value]:
+        ordered = sorted(need, key=self._bit)
+        implied = 0
+        for s in ordered:
+            implied |= self.cover[s]
+        return [s for s in ordered if not (self._bit(s) & implied)]
+
+    def _remap(self, op: Op) -> Op:
+        return _remap(op, {v: self._mapped(v) for inner in op.walk() for v in inner.operands})
+
+
+def _remap(op: Op, mapping: dict[Value, Value]) -> Op:
+    from stream.analysis.region_outlining import remap_op
+
+    return remap_op(op, mapping)
+
+
+def _is_host_consumer(op: Op) -> bool:
+    """Ops whose resource operands the rebuilt timeline hands over on the host."""
+    return op.name not in ("stream.async.execute", "stream.timepoint.barrier") and not (
+        op.name == "stream.timepoint.await" and "sync" not in op.properties
+    )
+
+
+def _drop_dead_timepoints(ops: list[Op]) -> list[Op]:
+    """Remove joins and immediates whose results nobody uses (in reverse, so chains go too)."""
+    used: set[Value] = set()
+    kept: list[Op] = []
+    for op in reversed(ops):
+        if op.name in ("stream.timepoint.join", "stream.timepoint.immediate") and not any(r in used for r in op.results):
+            continue
+        kept.append(op)
+        for inner in op.walk():
+            used.update(inner.operands)
+    kept.reverse()
+    return kept
