@@ -58,6 +58,7 @@ from stream.passes.pass_manager import register_pass
 __all__ = ["schedule_allocation"]
 
 _TRANSIENT = ResourceType(Lifetime.TRANSIENT)
+_CONSTANT = ResourceType(Lifetime.CONSTANT)
 
 
 @register_pass("schedule-allocation", produces="cmd")
@@ -263,7 +264,8 @@ class _RegionAllocation:
         upload = self.b.create(
             "stream.resource.constants",
             {"result_sizes": tuple(sizes)},
-            {"results": tuple(c.results[0].type for c in constants)},
+            # The upload is never written: a constant written in place is copied out of it first.
+            {"results": tuple(_CONSTANT if c.results[0] in self.forest.written else c.results[0].type for c in constants)},
             {"values": ArrayAttr(tuple(view(c).value for c in constants)), "affinity": self.affinity},
             location=constants[0].location,
         )

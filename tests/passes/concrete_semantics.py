@@ -58,6 +58,14 @@ def _scalar_bytes(value: object, type_: Type) -> Bytes:
     return np.frombuffer(raw, dtype=np.uint8).astype(np.int16)
 
 
+def _from_bytes(data: Bytes, offset: int, type_: Type) -> object:
+    width = max(1, type_.width // 8) if isinstance(type_, (IntegerType, FloatType)) else 8
+    raw = data[offset : offset + width]
+    if len(raw) < width or (raw < 0).any():
+        raise Fault("load of undefined or out-of-bounds bytes")
+    return int.from_bytes(bytes(raw.astype(np.uint8)), "little")
+
+
 def dense_bytes(attr: DenseAttr) -> Bytes:
     t = attr.type
     assert isinstance(t, TensorType) and t.shape is not None
@@ -193,6 +201,18 @@ class AsyncInterpreter:
 
     _stream_async_transfer = _stream_async_clone
 
+    def _stream_resource_subview(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
+        o, n = self.env.scalar(v.source_offset), self.env.scalar(v.result_size)
+        self.env.values[op.results[0]] = self.res(v.source)[o : o + n].copy()
+
+    def _stream_async_store(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
+        data = _scalar_bytes(self.env.scalars[v.value], v.value.type)
+        self.env.values[op.results[0]] = self._copy_into(self.res(v.target), self.env.scalar(v.target_offset), data)
+
+    def _stream_async_load(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
+        o = self.env.scalar(v.source_offset)
+        self.env.scalars[op.results[0]] = _from_bytes(self.res(v.source), o, op.results[0].type)
+
     def _stream_async_barrier(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
         self.env.values[op.results[0]] = self.res(v.source)
 
@@ -324,7 +344,11 @@ class CmdInterpreter:
         self.env.values[op.results[0]] = _Ref(base.alloc, base.offset + o, n)
 
     def _stream_resource_load(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
-        self.env.scalars[op.results[0]] = int(self.read(self.ref(v.source), self.env.scalar(v.source_offset), 1)[0])
+        ref = self.ref(v.source)
+        self.env.scalars[op.results[0]] = _from_bytes(self.read(ref, 0, ref.size), self.env.scalar(v.source_offset), op.results[0].type)
+
+    def _stream_resource_store(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
+        self.write(self.ref(v.target), self.env.scalar(v.target_offset), _scalar_bytes(self.env.scalars[v.value], v.value.type))
 
     def _stream_cmd_execute(self, op: Op, v) -> None:  # type: ignore[no-untyped-def]
         body = op.regions[0].blocks[0]
@@ -379,18 +403,24 @@ def run_function(module: Module, name: str, args: list[object], level: str, reve
 
 
 def random_inputs(module: Module, name: str, sizes: dict[int, int], scalars: dict[int, int] | None = None, seed: int = 0) -> list[object]:
-    """Arguments for `name`: bytes for resource/buffer-view arguments (`sizes[i]` bytes for
-    argument i), integers for index arguments (`scalars[i]`)."""
+    """Arguments for `name`: random bytes for resource/buffer-view arguments (`sizes[i]` bytes for
+    argument i), `scalars[i]` (default 3) for index and integer arguments."""
     f = function(module, name)
     assert f is not None
     rng = np.random.default_rng(seed)
     out: list[object] = []
     for i, a in enumerate(f.arguments):
-        if i in (scalars or {}):
-            out.append((scalars or {})[i])
+        if _is_scalar(a.type):
+            out.append((scalars or {}).get(i, 3))
         else:
             out.append(rng.integers(0, 256, sizes.get(i, 0)).astype(np.int16))
     return out
+
+
+def _is_scalar(t: Type) -> bool:
+    from stream.ir.types import IndexType
+
+    return isinstance(t, (IndexType, IntegerType))
 
 
 def assert_refines(before: Module, after: Module, name: str, args: list[object]) -> None:
@@ -405,3 +435,48 @@ def assert_refines(before: Module, after: Module, name: str, args: list[object])
                 assert isinstance(g, np.ndarray) and np.array_equal(e, g), f"result #{i} differs (reverse_waves={reverse})"
             else:
                 assert e == g, f"result #{i}: {e} != {g}"
+
+
+def infer_arg_sizes(module: Module, name: str, scalars: dict[int, int] | None = None) -> dict[int, int]:
+    """Byte sizes of a function's resource (or buffer view) arguments, read off the ops that
+    pair them with a size: captures, awaits and imports. `scalars` gives the index arguments."""
+    from stream.ir.spec import spec_of
+    from stream.ir.walk import constant_int, defining_ops
+
+    f = function(module, name)
+    assert f is not None
+    defs = defining_ops(f.body)
+    env = {a: (scalars or {}).get(i, 3) for i, a in enumerate(f.arguments) if _is_scalar(a.type)}
+
+    def value_of(v: Value) -> int | None:
+        if v in env:
+            return env[v]
+        op = defs.get(v)
+        if op is not None and op.name in ("arith.muli", "arith.addi"):
+            a, b = (value_of(x) for x in op.operands)
+            if a is not None and b is not None:
+                return a * b if op.name == "arith.muli" else a + b
+        return constant_int(v, defs)
+
+    sizes: dict[int, int] = {}
+    for op in f.body.ops:
+        spec = spec_of(op)
+        if spec is None:
+            continue
+        pairs: list[tuple[Value, Value]] = []
+        if op.name == "stream.tensor.import":
+            v = view(op)
+            pairs.append((v.source, v.result_size))
+        elif "resource_operands" in spec._operand_index and "resource_operand_sizes" in spec._operand_index:
+            resources = [x for x in spec.operand_group(op, "resource_operands") if isinstance(x.type, ResourceType)]
+            pairs.extend(zip(resources, spec.operand_group(op, "resource_operand_sizes")))
+        else:
+            for group in ("source", "target", "update", "operand"):
+                if group in spec._operand_index and f"{group}_size" in spec._operand_index:
+                    pairs.append((spec.operand_group(op, group)[0], spec.operand_group(op, f"{group}_size")[0]))
+        for value, size in pairs:
+            if value in f.arguments:
+                n = value_of(size)
+                if n is not None:
+                    sizes.setdefault(f.arguments.index(value), n)
+    return sizes

@@ -1,0 +1,198 @@
+"""schedule-allocation: storage plans that compute the same bytes, compared with IREE's own output."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from concrete_semantics import Fault, assert_refines, infer_arg_sizes, random_inputs, run_function
+
+import stream.ir as ir
+import stream.passes.schedule_allocation as sa
+from stream.analysis.slab_layout import Slice
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.verifier import function_level, verify_structure
+from stream.ir.walk import functions
+from stream.passes.schedule_allocation import schedule_allocation
+
+ROOT = Path(__file__).resolve().parents[2]
+IREE = ROOT / "tests" / "data" / "iree"
+EXAMPLES = ("b_diamond", "d_inplace", "f_multidevice", "i_multidevice_overlap")
+GOLDEN = ROOT / "tests" / "golden" / "schedule_allocation.mlir"
+
+
+def parse(text: str) -> ir.Module:
+    return ir.parse_module(text, "test.mlir")
+
+
+def golden_chunks() -> list[str]:
+    return [chunk for chunk, _ in ir.split_input_file(GOLDEN.read_text())]
+
+
+def check_refinement(module: ir.Module, scalars: dict[int, int] | None = None, seeds: int = 2) -> ir.Module:
+    out = schedule_allocation(module)
+    verify_structure(out)
+    for f in functions(out):
+        assert function_level(f.op) in ("cmd", None), f.name
+    for f in functions(module):
+        sizes = infer_arg_sizes(module, f.name, scalars)
+        for seed in range(seeds):
+            args = random_inputs(module, f.name, sizes, scalars or {}, seed=seed)
+            assert_refines(module, out, f.name, args)
+    return out
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_iree_async_final_refines(example: str) -> None:
+    module = parse((IREE / example / "06_async_final.mlir").read_text())
+    check_refinement(module, scalars={2: 3})
+
+
+@pytest.mark.parametrize("index", range(len(golden_chunks())))
+def test_golden_inputs_refine(index: int) -> None:
+    module = parse(golden_chunks()[index])
+    check_refinement(module, scalars={1: 192})  # @dynamicSlab's %n
+
+
+def _allocations(text: str) -> tuple[int, int]:
+    """(number of `resource.alloca`, bytes of the statically sized ones) of a printed module."""
+    sizes = {m.group(1): int(m.group(2)) for m in re.finditer(r"%(c\d+\w*) = arith.constant (\d+) : index", text)}
+    allocas = re.findall(r"stream\.resource\.alloca .*\{%(\w+)\} =>", text)
+    return len(allocas), sum(sizes.get(s, 0) for s in allocas)
+
+
+# IREE 3.13's stage 08 (allocation resolved): allocas and bytes, read off tests/data/iree.
+IREE_ALLOCATIONS = {"b_diamond": (2, 65536), "d_inplace": (2, 1536), "f_multidevice": (3, 24576), "i_multidevice_overlap": (4, 28672)}
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_allocations_match_iree(example: str) -> None:
+    iree = _allocations((IREE / example / "08_cmd_final.mlir").read_text())
+    assert iree == IREE_ALLOCATIONS[example]
+    module = parse((IREE / example / "06_async_final.mlir").read_text())
+    ours = _allocations(ir.print_module(schedule_allocation(module)))
+    assert ours == iree
+
+
+def test_input_is_not_mutated() -> None:
+    text = (IREE / "b_diamond" / "06_async_final.mlir").read_text()
+    module = parse(text)
+    before = ir.print_module(module)
+    schedule_allocation(module)
+    assert ir.print_module(module) == before
+
+
+def test_overlapping_slab_is_caught_by_the_oracle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A layout that puts every slice at offset 0 computes different bytes: the oracle sees it."""
+    module = parse((IREE / "b_diamond" / "06_async_final.mlir").read_text())
+
+    def everything_at_zero(slices: list[Slice], alignment: int) -> tuple[list[int], int]:
+        return [0] * len(slices), max(s.size for s in slices)
+
+    monkeypatch.setattr(sa, "layout_slices", everything_at_zero)
+    out = schedule_allocation(module)
+    args = random_inputs(module, "diamond", infer_arg_sizes(module, "diamond"))
+    with pytest.raises(AssertionError, match="differs"):
+        assert_refines(module, out, "diamond", args)
+
+
+def test_wave_order_matters_to_the_oracle() -> None:
+    """The oracle runs waves both ways: a wave whose commands depend on each other is caught."""
+    module = parse(golden_chunks()[0])
+    out = schedule_allocation(module)
+    text = ir.print_module(out)
+    # Put the four dispatches of @localsShareSlab into one wave: f1 then reads what f0 writes.
+    body = text.split("{\n", 2)
+    assert len(body) == 3
+    bad = re.sub(
+        r"(stream\.cmd\.execute .*\{\n)((?:.*\n)*?)(    \} => !stream\.timepoint)",
+        lambda m: m.group(1) + "      stream.cmd.concurrent {\n" + m.group(2) + "      }\n" + m.group(3),
+        text,
+    )
+    broken = parse(bad)
+    args = random_inputs(module, "localsShareSlab", infer_arg_sizes(module, "localsShareSlab"))
+    with pytest.raises(AssertionError, match="reverse_waves=True"):
+        assert_refines(module, broken, "localsShareSlab", args)
+
+
+HOST_UPLOAD = """
+util.func public @hostConstant(%arg0: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<constant>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %k = stream.async.constant on(#hal.device.affinity<@dev0>) : !stream.resource<constant>{%c64} = dense<5> : tensor<64xi8>
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%k as %kk: !stream.resource<constant>{%c64}, %arg0 as %a: !stream.resource<external>{%c64}) -> !stream.resource<external>{%c64} {
+    %0 = stream.async.dispatch @ex::@f(%kk[%c0 to %c64 for %c64], %a[%c0 to %c64 for %c64]) : (!stream.resource<constant>{%c64}, !stream.resource<external>{%c64}) -> !stream.resource<external>{%c64}
+    stream.yield %0 : !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %o = stream.timepoint.await %t => %r : !stream.resource<external>{%c64}
+  util.return %o, %k : !stream.resource<external>, !stream.resource<constant>
+}
+"""
+
+
+def test_host_level_constant_is_awaited_by_its_users() -> None:
+    module = parse(HOST_UPLOAD)
+    out = check_refinement(module)
+    text = ir.print_module(out)
+    upload = re.search(r"(%\w+), (%\w+) = stream\.resource\.constants", text)
+    assert upload is not None
+    resource, timepoint = upload.groups()
+    # The region waits for the upload it reads, and the host waits before returning it.
+    assert re.search(rf"stream\.timepoint\.join max\([^)]*{timepoint}", text)
+    assert re.search(rf"stream\.timepoint\.await {timepoint} => {resource} ", text)
+
+
+def test_written_constant_gets_a_private_copy() -> None:
+    module = parse(golden_chunks()[6])  # @constants
+    out = ir.print_module(schedule_allocation(module))
+    # All three uploads are read-only constants; the one written in place is copied first.
+    assert out.count("!stream.resource<constant>{%c64} = dense<") == 3
+    assert re.search(r"stream\.cmd\.copy %\w+\[%c0\], %\w+\[%c0\], %c64 : !stream\.resource<constant>", out)
+
+
+def _function(body: str, signature: str = "") -> str:
+    return f"util.func public @f({signature}) {{\n{body}\n  util.return\n}}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            _function('  %c0_i8 = arith.constant 0 : i8\n  %c64 = arith.constant 64 : index\n'
+                      '  %0 = stream.async.splat %c0_i8 : i8 -> !stream.resource<transient>{%c64}'),
+            "'stream.async.splat' must be inside a stream.async.execute region",
+        ),
+        (
+            '"util.func"() <{function_type = (i1) -> (), sym_name = "f"}> ({\n'
+            '^bb0(%c: i1):\n  "scf.if"(%c) ({\n    "scf.yield"() : () -> ()\n  }, {\n  }) : (i1) -> ()\n'
+            '  %c64 = "arith.constant"() <{value = 64 : index}> : () -> index\n'
+            '  %a = "stream.async.alloca"(%c64) : (index) -> !stream.resource<transient>\n'
+            '  "util.return"() : () -> ()\n}) : () -> ()\n',
+            "'scf.if' control flow is not supported",
+        ),
+    ],
+)
+def test_refused_constructs(text: str, message: str) -> None:
+    module = parse(text)
+    with pytest.raises(DiagnosticError, match=re.escape(message)):
+        schedule_allocation(module)
+
+
+def test_oracle_detects_use_after_free() -> None:
+    """The cmd oracle itself: touching freed memory is a fault, not a silent read."""
+    text = """
+util.func public @f() -> !stream.resource<transient> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c1_i8 = arith.constant 1 : i8
+  %r, %t = stream.resource.alloca uninitialized : !stream.resource<transient>{%c16} => !stream.timepoint
+  %d = stream.resource.dealloca await(%t) => %r : !stream.resource<transient>{%c16} => !stream.timepoint
+  %e = stream.cmd.execute await(%d) => with(%r as %x: !stream.resource<transient>{%c16}) {
+    stream.cmd.fill %c1_i8, %x[%c0 for %c16] : i8 -> !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  util.return %r : !stream.resource<transient>
+}
+"""
+    with pytest.raises(Fault, match="use after free"):
+        run_function(parse(text), "f", [], "cmd")
