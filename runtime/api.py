@@ -24,7 +24,7 @@ import numpy as np
 from runtime.drivers import make_driver
 from runtime.executor import Session
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
-from runtime.memory import Allocation, ResourceRef
+from runtime.memory import Allocation, ResourceRef, dtype_of
 from runtime.races import Finding, RaceDetector
 from runtime.reference import run_reference
 from runtime.semaphore import Fence
@@ -32,11 +32,11 @@ from runtime.trace import Tracer
 from runtime.values import BufferView, InputError, ir_element_type
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType
+from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType, TensorType
 from stream.ir.verifier import function_level
-from stream.ir.walk import Function, functions
+from stream.ir.walk import Function, constant_int, defining_ops, functions
 
-__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function"]
+__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types"]
 
 
 @dataclass
@@ -196,3 +196,58 @@ def _result(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def argument_types(module: Module, function: str | None = None) -> list[Any]:
+    """What each argument of a function expects: a TensorType with a concrete shape for tensors
+    (from the function type at the input level, from the `stream.tensor.import` of the buffer view
+    at the cmd level), else the scalar type. Raises InputError when a shape depends on run-time
+    values (dynamic dims), which only explicit inputs can provide."""
+    f = select_function(module, function)
+    defs = defining_ops(f.body)
+    imports = {op.operands[0]: op for op in f.body.ops if op.name == "stream.tensor.import"}
+    out: list[Any] = []
+    for i, (arg, t) in enumerate(zip(f.arguments, f.type.inputs)):
+        if isinstance(t, OpaqueType) and t.text == "!hal.buffer_view":
+            imp = imports.get(arg)
+            enc = imp.properties.get("result_encoding") if imp is not None else None
+            tt = getattr(enc, "type", None)
+            if imp is None or not isinstance(tt, TensorType):
+                raise InputError(f"cannot tell the shape of argument {i} of @{f.name} (no stream.tensor.import of it); pass --input")
+            dims = [constant_int(d, defs) for d in imp.operands[1 : 1 + tt.dynamic_dims]]
+            if any(d is None for d in dims):
+                raise InputError(f"argument {i} of @{f.name} has a dynamic shape ({tt}); pass --input")
+            it = iter(dims)
+            out.append(TensorType(tuple(d if d is not None else next(it) for d in tt.shape or ()), tt.element))
+        elif isinstance(t, TensorType):
+            if not t.is_static:
+                raise InputError(f"argument {i} of @{f.name} has a dynamic shape ({t}); pass --input")
+            out.append(t)
+        else:
+            out.append(t)
+    return out
+
+
+def random_inputs(module: Module, function: str | None = None, seed: int = 0) -> list[Any]:
+    """Random inputs for a function: standard-normal floats, small integers, random booleans.
+    Index and other scalar arguments cannot be guessed (they usually are sizes): InputError."""
+    rng = np.random.default_rng(seed)
+    f = select_function(module, function)
+    out: list[Any] = []
+    for i, t in enumerate(argument_types(module, function)):
+        if isinstance(t, TensorType):
+            shape = tuple(d for d in t.shape or () if d is not None)
+            dtype = dtype_of(t.element)
+            if dtype.kind == "f":
+                out.append(rng.standard_normal(shape).astype(dtype))
+            elif dtype.kind == "b":
+                out.append(rng.integers(0, 2, shape).astype(dtype))
+            elif dtype.kind == "u":
+                out.append(rng.integers(0, 8, shape).astype(dtype))
+            else:
+                out.append(rng.integers(-4, 5, shape).astype(dtype))
+        elif isinstance(t, OpaqueType) and t.text == "!hal.fence":
+            out.append(None)
+        else:
+            raise InputError(f"argument {i} of @{f.name} is {t}, which cannot be generated at random; pass --input for every argument")
+    return out

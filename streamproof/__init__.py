@@ -10,9 +10,10 @@ The Python API mirrors the command line:
 
 from __future__ import annotations
 
+from runtime.kernels import kernel
 from stream.ir import Module, parse_module, print_module
 
-__all__ = ["Module", "parse", "print_ir"]
+__all__ = ["Module", "kernel", "parse", "print_ir"]
 
 
 def parse(text: str, filename: str = "<string>") -> Module:

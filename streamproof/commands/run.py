@@ -1,17 +1,222 @@
-"""streamproof run: not available in this build yet."""
+"""streamproof run: execute a program on the numpy multi-device runtime.
+
+An input-level file is first compiled through the default pipeline with every pass verified (as
+`streamproof compile` does); a cmd-level file (streamproof's output, or an IREE stage-07..10 dump)
+runs as is. Results print like iree-run-module's.
+
+examples:
+  streamproof run mlp.mlir                                  # random inputs (seed 0), task driver
+  streamproof run mlp.mlir --input 8x64xf32=1.0 --input @w.npy --input 64x64xf32=0.5
+  streamproof run mlp.mlir --check --driver chaos --seed 7  # compare with the reference interpreter
+  streamproof run mlp.mlir --check-races --trace mlp.json   # dynamic race check; open mlp.json in ui.perfetto.dev
+  streamproof run prog.cmd.mlir --reference prog.mlir --check
+  streamproof run tests/data/iree/b_diamond/10_elide_timepoints.mlir --kernels diamond_kernels.py
+  streamproof run scatter.mlir --function scatter_rows --input 128x16xf32=0 --input 8x16xf32=1 --input 3
+
+inputs (iree-run-module syntax): 4x8xf32=1.0 (splat), 2x2xf32=1,2,3,4 or 2x2xf32=[1 2][3 4], 4xf32
+(zeros), @x.npy, 4xf32=@x.bin (raw bytes), scalars 7, i32=7, f32=0.5.
+
+kernels: dispatch symbols are numpy kernels (matmul, add, relu, softmax, ...; --list-kernels). A file
+passed with --kernels registers more with @streamproof.kernel, e.g. for IREE's dispatch symbols:
+  @streamproof.kernel("diamond_dispatch_0_matmul_64x64x64_f32", bindings=["tensor<64x64xf32>"] * 3)
+  def mm_relu(a, b, out): out[...] = np.maximum(a @ b, 0)
+
+exit codes: 0 ok; 1 the program failed (a kernel raised, a deadlock, a memory fault), a result
+differs from the reference (--check), a race was found (--check-races), or a pass failed its
+proof; 2 bad input or usage; 3 internal error.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from stream.ir.core import Module
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.verifier import function_level, verify_structure
+from streamproof.io import parse_inputs
 
 HELP = __doc__ or ""
 
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("args", nargs="*")
+    p.add_argument("input", metavar="IN.mlir", help="program to run ('-' for stdin): input level (compiled first) or cmd level")
+    p.add_argument("--function", metavar="NAME", help="function to run (default: the only public one)")
+    p.add_argument("--input", dest="inputs", metavar="VALUE", action="append", default=[],
+                   help="an argument, in order, in iree-run-module syntax (repeat per argument)")
+    p.add_argument("--driver", choices=("sync", "task", "chaos"), default="task",
+                   help="sync: inline and deterministic; task: a thread per device queue (default); chaos: task plus random delays")
+    p.add_argument("--seed", type=int, default=0, help="seed of random inputs and of the chaos driver (default 0)")
+    p.add_argument("--check", action="store_true", help="compare every result with the reference interpreter")
+    p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of --check (default 1e-5)")
+    p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of --check (default 1e-6)")
+    p.add_argument("--reference", metavar="REF.mlir", help="input-level program --check compares a cmd-level file with")
+    p.add_argument("--check-races", action="store_true", help="detect races, missed waits and lifetime errors while running")
+    p.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace (JSON)")
+    p.add_argument("--kernels", metavar="FILE.py", action="append", default=[], help="Python file registering kernels")
+    p.add_argument("--output-dir", metavar="DIR", help="write each result as DIR/result<i>.npy")
+    p.add_argument("--no-verify", action="store_true", help="compile an input-level file without proving each pass")
+    p.add_argument("--device-memory", metavar="BYTES", type=int, help="capacity of each device's pool (default unlimited)")
+    p.add_argument("--print-max-element-count", metavar="N", type=int, default=1024,
+                   help="elements printed per result before '...' (default 1024, as iree-run-module)")
+    p.add_argument("--list-kernels", action="store_true", help="list the registered kernels and exit")
 
 
 def main(args: argparse.Namespace) -> int:
+    import runtime
+    from runtime.kernels import DEFAULT_REGISTRY, KernelError, load_kernel_file
     from streamproof.cli import UsageError
 
-    raise UsageError("streamproof run: this command is not available in this build yet")
+    for path in args.kernels:
+        try:
+            load_kernel_file(path)
+        except KernelError as e:
+            raise UsageError(f"streamproof run: --kernels {e}") from None
+    if args.list_kernels:
+        for name in DEFAULT_REGISTRY.names():
+            doc = (DEFAULT_REGISTRY.get(name).doc or "").splitlines()  # type: ignore[union-attr]
+            print(f"{name:<24} {doc[0] if doc else ''}")
+        return EXIT_OK
+
+    (chunk,) = parse_inputs(args.input)
+    module = chunk.module
+    verify_structure(module)
+    fn = runtime.select_function(module, args.function)
+    level = function_level(fn.op)
+    reference = None
+    if level == "input":
+        reference = module
+        module = _compile(module, args)
+    elif level not in ("cmd", None):
+        raise DiagnosticError.at(fn.op.location, f"@{fn.name} is at the {level} level; `streamproof run` takes an input-level "
+                                 "program (which it compiles) or a cmd-level one (run `streamproof compile` first)")
+    if args.reference:
+        (ref_chunk,) = parse_inputs(args.reference)
+        reference = ref_chunk.module
+        verify_structure(reference)
+    if args.check and reference is None:
+        raise UsageError("streamproof run: --check needs the input-level program; pass --reference REF.mlir with a cmd-level file")
+
+    inputs = _inputs(args, reference if reference is not None else module, fn.name)
+    try:
+        result = runtime.run_module(module, inputs, function=fn.name, driver=args.driver, seed=args.seed,
+                                    check_races=args.check_races, trace=bool(args.trace), device_memory=args.device_memory)
+    except (runtime.ExecutionError, runtime.DeadlockError) as e:
+        print(f"streamproof run: error: {e}", file=sys.stderr)
+        return EXIT_FAILED
+    except runtime.InputError as e:
+        raise UsageError(f"streamproof run: {e}") from None
+    if args.trace and result.tracer is not None:
+        result.tracer.write(args.trace)
+
+    print(f"EXEC @{fn.name}")
+    for i, value in enumerate(result.results):
+        kind = "hal.buffer_view" if isinstance(value, np.ndarray) else type(value).__name__
+        print(f"result[{i}]: {kind}")
+        print(runtime.format_value(value, max_elements=args.print_max_element_count))
+    if args.output_dir:
+        _write_outputs(Path(args.output_dir), result.results)
+
+    status = EXIT_OK
+    if args.check_races:
+        for finding in result.findings:
+            print(str(finding), file=sys.stderr)
+        if result.errors:
+            print(f"streamproof run: {len(result.errors)} race/lifetime finding(s) (driver {args.driver})", file=sys.stderr)
+            status = EXIT_FAILED
+    if args.check:
+        assert reference is not None
+        if not _check(reference, fn.name, inputs, result.results, args):
+            status = EXIT_FAILED
+    return status
+
+
+def _compile(module: Module, args: argparse.Namespace) -> Module:
+    from streamproof.cli import UsageError
+
+    try:
+        from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
+    except ImportError as e:  # pragma: no cover - the pass manager is part of the foundation
+        raise UsageError(f"streamproof run: the compile pipeline is not available in this build ({e})") from None
+    missing = [p for p in DEFAULT_PIPELINE if p not in PASSES]
+    if missing:
+        raise UsageError("streamproof run: this is an input-level program, and compiling it needs passes this build does not "
+                         f"have yet ({', '.join(missing)}); pass a cmd-level program (`streamproof compile` output or an IREE "
+                         "stage-10 dump) instead")
+    verify = "none" if args.no_verify else "each"
+    if verify != "none":
+        try:
+            from verify.hook import install  # type: ignore[import-not-found]
+        except ImportError:
+            raise UsageError("streamproof run: the verifier is not available in this build, so the compile cannot be proved; "
+                             "pass --no-verify to run the unverified compile") from None
+        install()
+    try:
+        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify=verify)
+    except PassVerificationError as e:
+        print(f"streamproof run: pass '{e.pass_name}' failed verification; not running\n{e}", file=sys.stderr)
+        raise SystemExit(EXIT_FAILED) from None
+    verify_structure(out)
+    return out
+
+
+def _inputs(args: argparse.Namespace, module: Module, name: str) -> list[Any]:
+    import runtime
+    from streamproof.cli import UsageError
+
+    try:
+        if args.inputs:
+            return [runtime.parse_input(text, Path.cwd()) for text in args.inputs]
+        inputs = runtime.api.random_inputs(module, name, args.seed)
+    except runtime.InputError as e:
+        raise UsageError(f"streamproof run: {e}") from None
+    if inputs:
+        shapes = ", ".join(runtime.format_value(a, max_elements=0).split("=")[0] if isinstance(a, np.ndarray) else "fence" for a in inputs)
+        print(f"streamproof run: no --input given; random inputs (seed {args.seed}): {shapes}", file=sys.stderr)
+    return inputs
+
+
+def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], args: argparse.Namespace) -> bool:
+    import runtime
+
+    expected = runtime.run_reference(reference, [np.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs], name)
+    ok = True
+    if len(expected) != len(results):
+        print(f"check: @{name} returned {len(results)} results, the reference {len(expected)}", file=sys.stderr)
+        return False
+    for i, (got, want) in enumerate(zip(results, expected)):
+        got_a, want_a = np.asarray(got), np.asarray(want)
+        if got_a.shape != want_a.shape or got_a.dtype != want_a.dtype:
+            print(f"check result[{i}]: MISMATCH: got {got_a.dtype}{list(got_a.shape)}, the reference gives "
+                  f"{want_a.dtype}{list(want_a.shape)}", file=sys.stderr)
+            ok = False
+            continue
+        g, w = got_a.astype(np.float64), want_a.astype(np.float64)
+        diff = np.abs(g - w)
+        both_nan = np.isnan(g) & np.isnan(w)
+        diff = np.where(both_nan, 0.0, diff)
+        max_abs = float(np.nanmax(diff, initial=0.0)) if diff.size else 0.0
+        rel = diff / np.maximum(np.abs(w), np.finfo(np.float64).tiny)
+        max_rel = float(np.nanmax(np.where(diff == 0, 0.0, rel), initial=0.0)) if diff.size else 0.0
+        close = np.isclose(g, w, rtol=args.rtol, atol=args.atol, equal_nan=True)
+        if close.all():
+            print(f"check result[{i}]: ok (max abs error {max_abs:.3g}, max rel error {max_rel:.3g})", file=sys.stderr)
+        else:
+            bad = tuple(int(x) for x in np.argwhere(~close)[0])
+            print(f"check result[{i}]: MISMATCH: {int((~close).sum())} of {close.size} elements differ (max abs error "
+                  f"{max_abs:.3g}, max rel error {max_rel:.3g}; rtol {args.rtol:g}, atol {args.atol:g}); first at {list(bad)}: "
+                  f"got {got_a[bad]!r}, reference {want_a[bad]!r}", file=sys.stderr)
+            ok = False
+    return ok
+
+
+def _write_outputs(directory: Path, results: list[Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, value in enumerate(results):
+        np.save(directory / f"result{i}.npy", np.asarray(value))
