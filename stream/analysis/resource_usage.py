@@ -15,8 +15,9 @@ A class whose members already carry a lifetime (an import is `external`) keeps i
 its operand's class unless both sides already have different concrete lifetimes (then it is a
 real conversion). Uses whose op cannot take the class's lifetime are *conflicts*
 (`conflicts`): the host only loads from and stores to `staging`, dispatches never touch
-`staging`, and nothing writes a `constant` in place. refine-usage resolves each conflict with a
-transfer.
+`staging`, and nothing writes a `constant` in place. A class that dispatches use never becomes
+`staging` (its host loads and stores conflict instead). refine-usage resolves each conflict with
+a transfer.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ class Usage(enum.Flag):
 
 
 STAGING = Usage.STAGING_READ | Usage.STAGING_WRITE
+DISPATCH = Usage.DISPATCH_READ | Usage.DISPATCH_WRITE
 GLOBAL = Usage.GLOBAL_READ | Usage.GLOBAL_WRITE
 WRITES = Usage.MUTATED | Usage.GLOBAL_WRITE | Usage.DISPATCH_WRITE | Usage.STAGING_WRITE | Usage.TRANSFER_WRITE
 
@@ -219,7 +221,12 @@ class ResourceUsage:
             return next(iter(fixed))
         if len(fixed) > 1:
             raise ValueError(CLASS_CONFLICT)
-        return lifetime_for(self.usage_of(v))
+        usage = self.usage_of(v)
+        if usage & DISPATCH:
+            # Dispatches cannot touch staging memory: the device side decides, and the host
+            # loads and stores of the class become conflicts (refine-usage adds transfers).
+            usage &= ~STAGING
+        return lifetime_for(usage)
 
     def conflicts(self, block: Block) -> list[Conflict]:
         """Uses whose op cannot take the lifetime of the operand's class."""

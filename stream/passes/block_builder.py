@@ -183,16 +183,18 @@ class BlockBuilder:
     # -- result ------------------------------------------------------------------------------
     def block(self, arguments: tuple[Value, ...]) -> Block:
         """The new block: hoisted constants first, then the emitted ops. Index arithmetic this
-        builder made and nothing uses (an intermediate that folded away) is dropped."""
+        builder made and constants nothing uses (intermediates that folded away) are dropped."""
         ops = list(self.ops)
-        made = {v for v in self._exprs.values()}
+        made = set(self._exprs.values())
         while made:
             used = {v for op in ops for inner in op.walk() for v in inner.operands}
             dead = {op for op in ops if len(op.results) == 1 and op.results[0] in made and op.results[0] not in used}
             if not dead:
                 break
             ops = [op for op in ops if op not in dead]
-        return Block(arguments, tuple(self._constant_ops) + tuple(ops))
+        used = {v for op in ops for inner in op.walk() for v in inner.operands}
+        constants = [op for op in self._constant_ops if op.results[0] in used]
+        return Block(arguments, tuple(constants) + tuple(ops))
 
 
 def _hoistable(value: Attribute) -> bool:

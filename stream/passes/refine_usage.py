@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from stream.analysis.affinity import value_affinities
 from stream.analysis.resource_usage import CLASS_CONFLICT, Conflict, ResourceUsage
-from stream.analysis.storage import operand_sizes, result_sizes
+from stream.analysis.storage import operand_sizes, result_sizes, tied_source
 from stream.ir.attributes import Attribute
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -82,19 +82,28 @@ def _analyse(func: Function, block: Block) -> ResourceUsage:
 
 
 def _resolve(block: Block, conflicts: list[Conflict]) -> Block:
-    """Insert a transfer before every conflicting use."""
+    """Insert a transfer before every conflicting use. A result tied to such an operand is a
+    version of the transfer's storage, so its declared lifetime is reset to `*` as well."""
     by_op: dict[Op, list[Conflict]] = {}
     for c in conflicts:
         by_op.setdefault(c.op, []).append(c)
     devices = value_affinities(block)
     b = BlockBuilder()
-    for op in block.ops:
-        found = by_op.get(op)
+    for old in block.ops:
+        op = remap_op(old, b.mapping)
+        found = by_op.get(old)
         if found is None:
             b.emit(op)
             continue
         sizes = operand_sizes(op)
         operands = list(op.operands)
+        reset = {c.index for c in found}
+        results = list(op.results)
+        for i, r in enumerate(op.results):
+            if tied_source(op, i) in reset and isinstance(r.type, ResourceType) and r.type != UNKNOWN:
+                results[i] = Value(UNKNOWN, r.name_hint)
+                b.bind(r, results[i])
+        op = op.replace(results=tuple(results))
         for c in found:
             value = operands[c.index]
             size = sizes.get(c.index)
