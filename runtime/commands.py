@@ -48,6 +48,7 @@ class Command:
     children: list[Command] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
     cost: int = 0  # bytes touched, for the driver's inline-or-pool choice
+    title: str = ""  # "stream.cmd.dispatch @ex::@entry", for failure messages
 
     def run(self, ctx: WorkContext) -> None:
         sched = ctx.scheduler
@@ -73,7 +74,7 @@ def run_commands(commands: list[Command], ctx: WorkContext) -> None:
 
 # -- running each kind of command ------------------------------------------------------------------
 def _fail(cmd: Command, ctx: WorkContext, message: str, cause: BaseException | None = None) -> WorkFailure:
-    origin = f"{cmd.site.describe} at {cmd.site.location} on @{ctx.submission.device}"
+    origin = f"{cmd.title or cmd.site.describe} at {cmd.site.location} on @{ctx.submission.device}"
     return WorkFailure(Status(StatusCode.INTERNAL if cause is None else StatusCode.ABORTED, message, origin, cause))
 
 
@@ -271,7 +272,8 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
     if r.races is not None:
         _check_self_overlap(r.races, site, bindings)
     return Command(f"dispatch {sym.leaf}", site, _run_dispatch,
-                   data={"kernel": kernel, "bindings": bindings, "scalars": scalars}, cost=cost)
+                   data={"kernel": kernel, "bindings": bindings, "scalars": scalars}, cost=cost,
+                   title=f"stream.cmd.dispatch {_symbol_text(sym)}")
 
 
 def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tuple[Any, ...]]) -> None:

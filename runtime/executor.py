@@ -377,7 +377,9 @@ def _import(fr: Frame, op: Op) -> None:
         raise InputError(f"stream.tensor.import at {op.location}: the input {bv} has {data.size} bytes but the program "
                          f"imports {size} ({op.properties.get('result_encoding')})")
     device, _ = s.device_of(op)
-    label = f"%{op.operands[0].name_hint or 'arg'} (import at {op.location})"
+    args = fr.function.arguments
+    source = f"argument {args.index(op.operands[0])}" if op.operands[0] in args else _name(op.operands[0], "a buffer view")
+    label = f"{source} (import at {op.location})"
     alloc = Allocation(size, device, "import", label, _lifetime(op.results[0].type), data=data, state="live",
                        consumed="consume" in op.properties)
     s.allocations.append(alloc)
@@ -405,6 +407,15 @@ def _ref(fr: Frame, v: Value, op: Op) -> ResourceRef:
     if not isinstance(r, ResourceRef):
         raise DiagnosticError.at(op.location, f"expected a resource at run time, got {type(r).__name__}")
     return r
+
+
+def _name(v: Value, fallback: str) -> str:
+    return f"%{v.name_hint}" if v.name_hint else fallback
+
+
+def _named(v: Value, kind: str, op: Op) -> str:
+    """A label for an allocation: "%result_0 (alloca at prog.mlir:14:5)", or "alloca at ..."."""
+    return f"%{v.name_hint} ({kind} at {op.location})" if v.name_hint else f"{kind} at {op.location}"
 
 
 def _lifetime(t: Type) -> str:
@@ -536,7 +547,7 @@ def _alloca(fr: Frame, op: Op) -> None:
     s = fr.session
     size = int(fr.value(v.storage_size))
     device, _ = s.device_of(op)
-    alloc = Allocation(size, device, "alloca", f"%{op.results[0].name_hint or 'alloca'} (alloca at {op.location})",
+    alloc = Allocation(size, device, "alloca", _named(op.results[0], "alloca", op),
                        _lifetime(op.results[0].type))
     s.allocations.append(alloc)
 
@@ -601,7 +612,7 @@ def _alloc(fr: Frame, op: Op) -> None:
     if not pool.reserve(size):
         raise ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED, f"@{device} has {pool.live} of {pool.capacity} bytes in use; "
                                     f"cannot allocate {size} more", f"stream.resource.alloc at {op.location}"))
-    alloc = Allocation(size, device, "alloc", f"%{op.results[0].name_hint or 'alloc'} (alloc at {op.location})",
+    alloc = Allocation(size, device, "alloc", _named(op.results[0], "alloc", op),
                        _lifetime(op.results[0].type))
     alloc.materialize(s.sched.poison)
     s.allocations.append(alloc)
@@ -715,7 +726,7 @@ def _constants(fr: Frame, op: Op) -> None:
         blob = dense_to_numpy(attr).tobytes()
         if len(blob) > size:
             raise DiagnosticError.at(op.location, f"constant {i} has {len(blob)} bytes but its resource only {size}")
-        alloc = Allocation(size, device, "constant", f"%{r.name_hint or 'constant'}#{i} (constants at {op.location})", _lifetime(r.type))
+        alloc = Allocation(size, device, "constant", f"constant {i} (constants at {op.location})", _lifetime(r.type))
         s.allocations.append(alloc)
         allocs.append(alloc)
         blobs.append(blob)
