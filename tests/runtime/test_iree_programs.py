@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from rt_support import DATA, DRIVERS, parse
 
 from runtime import run_module
-from rt_support import DATA, DRIVERS, parse
 
 STAGES = ("07_schedule_allocation", "08_cmd_final", "09_reuse_allocations", "10_elide_timepoints")
 
