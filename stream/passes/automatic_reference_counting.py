@@ -11,8 +11,9 @@ For every `stream.resource.alloca` the function owns outright, a queue-ordered
 * it is placed after the last op that touches the storage, so that a synchronous host access
   (`resource.load`/`store`) is done before the free is even issued;
 * every later user of a lone last-use timepoint is rewired to the dealloca's timepoint (to a
-  join of them when several allocations end there), so whoever waited for the last use also
-  waits for the free and a later allocation that awaits it may reuse the memory.
+  join of them when several allocations end there), and a later join of all the last uses of a
+  free joins the free instead, so whoever waited for the last uses also waits for the free and a
+  later allocation that awaits it may reuse the memory.
 
 Never freed: storage the function does not own or cannot see the end of. That is anything not
 from `resource.alloca` (imports, constants, arguments, results of unknown ops), allocations
@@ -38,7 +39,7 @@ from stream.ir.spec import view
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import build
-from stream.passes.block_builder import check_straight_line
+from stream.passes.block_builder import check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["automatic_reference_counting", "plan_deallocations", "Deallocation"]
@@ -85,12 +86,17 @@ def _count_function(f: Function) -> Function:
     by_position: dict[int, list[Deallocation]] = {}
     for plan in plans:
         by_position.setdefault(plan.after, []).append(plan)
-    # timepoint -> [(position after which it is freed-behind, dealloca timepoint)]
-    frees_behind: dict[Value, list[tuple[int, Value]]] = {}
+    # awaited set -> [(position after which it is freed, dealloca timepoint)]
+    frees: dict[frozenset[Value], list[tuple[int, Value]]] = {}
     joins: dict[tuple[Value, ...], Value] = {}
+    folded: dict[Value, Value] = {}  # joins left with one input -> that input
     ops: list[Op] = []
     for position, op in enumerate(f.body.ops):
-        ops.extend(_rewire(op, position, frees_behind, joins))
+        for new in _rewire(remap_op(op, folded), position, frees, joins):
+            if new.name == "stream.timepoint.join" and len(new.operands) == 1:
+                folded[new.results[0]] = new.operands[0]
+            else:
+                ops.append(new)
         for plan in by_position.get(position, ()):
             await_tp = _join(plan.awaits, ops, joins)
             alloca = view(plan.uses.alloca)
@@ -101,24 +107,40 @@ def _count_function(f: Function) -> Function:
                 location=plan.uses.alloca.location,
             )
             ops.append(dealloca)
-            if len(plan.awaits) == 1:
-                frees_behind.setdefault(plan.awaits[0], []).append((position, dealloca.results[0]))
+            if plan.awaits:
+                frees.setdefault(frozenset(plan.awaits), []).append((position, dealloca.results[0]))
     return f.with_body(tuple(ops))
 
 
-def _rewire(op: Op, position: int, frees_behind: dict[Value, list[tuple[int, Value]]], joins: dict[tuple[Value, ...], Value]) -> list[Op]:
-    """`op` with every use of a freed-behind last-use timepoint replaced by its frees."""
+def _rewire(op: Op, position: int, frees: dict[frozenset[Value], list[tuple[int, Value]]], joins: dict[tuple[Value, ...], Value]) -> list[Op]:
+    """`op`, waiting for the frees behind what it waits for.
+
+    A use of the lone last use `t` of some frees becomes (a join of) their timepoints, which
+    cover `t`; a join that waits for every last use of a free waits for the free instead.
+    """
     if op.name == "stream.resource.dealloca":
         return [op]  # a free never needs to wait for another free
-    mapping: dict[Value, Value] = {}
     new_joins: list[Op] = []
-    for v in op.operands:
-        frees = [td for after, td in frees_behind.get(v, ()) if after < position]
-        if frees and v not in mapping:
-            mapping[v] = _join(tuple(frees), new_joins, joins)  # type: ignore[assignment]
-    if not mapping:
+
+    def behind(key: frozenset[Value]) -> tuple[Value, ...]:
+        return tuple(td for after, td in frees.get(key, ()) if after < position)
+
+    operands = list(op.operands)
+    if op.name == "stream.timepoint.join":
+        present = set(operands)
+        for key in [k for k in frees if len(k) > 1 and k <= present]:
+            tds = behind(key)
+            if tds:
+                operands = [v for v in operands if v not in key] + [v for v in tds if v not in operands]
+    mapping: dict[Value, Value] = {}
+    for v in operands:
+        tds = behind(frozenset((v,)))
+        if tds and v not in mapping:
+            mapping[v] = _join(tds, new_joins, joins)  # type: ignore[assignment]
+    operands = list(dict.fromkeys(mapping.get(v, v) for v in operands)) if op.name == "stream.timepoint.join" else [mapping.get(v, v) for v in operands]
+    if operands == list(op.operands):
         return [op]
-    return [*new_joins, op.replace(operands=tuple(mapping.get(v, v) for v in op.operands))]
+    return [*new_joins, op.replace(operands=tuple(operands))]
 
 
 def _join(timepoints: tuple[Value, ...], ops: list[Op], joins: dict[tuple[Value, ...], Value]) -> Value | None:

@@ -300,7 +300,7 @@ class CmdInterpreter:
             return
         rule = getattr(self, "_" + op.name.replace(".", "_"), None)
         if rule is None:
-            if op.name in ("stream.timepoint.join", "stream.timepoint.immediate", "stream.yield"):
+            if op.name in ("stream.timepoint.join", "stream.timepoint.immediate", "stream.yield", "stream.resource.retain"):
                 return
             raise Fault(f"cmd interpreter: no rule for {op.name}")
         rule(op, view(op))

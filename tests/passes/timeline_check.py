@@ -1,0 +1,74 @@
+"""An independent, deliberately naive happens-before check for the cmd-level pass tests.
+
+`HappensBefore(block)` answers "is timepoint (or device op) `a` certainly finished before `b`
+starts?" by a depth-first search over the edges of SPEC section 3.1 in one straight-line block:
+an op waits for its `await` operand, a join for its inputs, and every op issued after a host
+`timepoint.await` waits for what that await waited for. No bitsets, no caching tricks: slow and
+obviously right, so it can check the passes' own coverage analysis.
+"""
+
+from __future__ import annotations
+
+from stream.ir.core import Block, Op, Value
+from stream.ir.spec import spec_of
+
+WAITING_OPS = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"}
+
+
+def awaits(op: Op) -> list[Value]:
+    if op.name == "stream.timepoint.join":
+        return list(op.operands)
+    spec = spec_of(op)
+    if spec is not None and "await_timepoint" in spec._operand_index:
+        return list(spec.operand_group(op, "await_timepoint"))
+    return []
+
+
+class HappensBefore:
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.producer: dict[Value, Op] = {}
+        self.position: dict[Op, int] = {}
+        self.host_waits: list[tuple[int, Value]] = []
+        for i, op in enumerate(block.ops):
+            self.position[op] = i
+            for r in op.results:
+                self.producer[r] = op
+            if op.name == "stream.timepoint.await":
+                self.host_waits.extend((i, t) for t in awaits(op))
+
+    def _predecessors(self, t: Value) -> list[Value]:
+        """Timepoints that are reached before `t` is, by one edge."""
+        op = self.producer.get(t)
+        if op is None:
+            return []
+        preds = list(awaits(op))
+        if op.name in WAITING_OPS or op.name == "stream.resource.constants":
+            # Issued after every earlier host await.
+            preds += [w for i, w in self.host_waits if i < self.position[op]]
+        return preds
+
+    def reached_before(self, a: Value, t: Value) -> bool:
+        """`a` is reached whenever `t` is."""
+        seen: set[int] = set()
+        stack = [t]
+        while stack:
+            v = stack.pop()
+            if v is a:
+                return True
+            if id(v) in seen:
+                continue
+            seen.add(id(v))
+            op = self.producer.get(v)
+            if op is not None and op.name == "stream.timepoint.immediate" and a is v:
+                return True
+            stack.extend(self._predecessors(v))
+        producer = self.producer.get(a)
+        return producer is not None and producer.name == "stream.timepoint.immediate"
+
+    def finished_before_start(self, a: Value, op: Op) -> bool:
+        """Timepoint `a` is reached before `op` starts: through its awaits or a host await
+        issued before it."""
+        if any(self.reached_before(a, w) for w in awaits(op)):
+            return True
+        return any(i < self.position[op] and self.reached_before(a, w) for i, w in self.host_waits)
