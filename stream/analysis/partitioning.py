@@ -163,6 +163,7 @@ class Partition:
     affinity: Attribute | None
     level: int
     epoch: int
+    rlevel: int  # device changes on the longest path from the partition to a host use
     ops: list[int] = field(default_factory=list)  # member op indices, program order
     copies: set[int] = field(default_factory=set)  # members duplicated here from elsewhere
     captures: list[Value] = field(default_factory=list)  # resource values from outside
@@ -232,6 +233,7 @@ class _Builder:
     hazard: list[tuple[int, int]] = field(default_factory=list)
     key: list[DeviceKey] = field(default_factory=list)
     level: list[int | None] = field(default_factory=list)
+    rlevel: list[int] = field(default_factory=list)
     epoch: list[int] = field(default_factory=list)
     copyable: list[bool] = field(default_factory=list)
     elided: dict[Value, Value] = field(default_factory=dict)
@@ -317,6 +319,8 @@ class _Builder:
             yield p
 
     def _levels(self) -> None:
+        """Forward levels (device changes on the longest path into an op) and backward levels
+        (device changes on the longest path out of it, to a host use)."""
         for i in range(len(self.ops)):
             best: int | None = None
             seen: set[int] = set()
@@ -330,6 +334,61 @@ class _Builder:
             if best is None and self.key[i] is not HOST:
                 best = 0
             self.level.append(best)
+        n = len(self.ops)
+        succs: list[set[int]] = [set() for _ in range(n)]
+        for j, ps in enumerate(self.preds):
+            for p in ps:
+                succs[p].add(j)
+        returned = set(used_values(self.block.ops[-1])) if len(self.ops) < len(self.block.ops) else set()
+        self.rlevel = [0] * n
+        dead: list[int] = []
+        for i in reversed(range(n)):
+            best = 0
+            used = any(r in returned for r in self.ops[i].results)
+            if used:
+                best = int(self.key[i] is not HOST)
+            for s in self._effective_succs(i, succs, set()):
+                used = True
+                best = max(best, self.rlevel[s] + (self.key[i] != self.key[s]))
+            self.rlevel[i] = best
+            if not used and self.key[i] is not HOST:
+                dead.append(i)
+        # An op nobody consumes (a transfer or dispatch whose result is dropped) waits for
+        # nothing after it: give it the largest backward level its producers allow, so it joins
+        # its producer's region instead of forming one of its own.
+        for i in reversed(dead):
+            bounds = [self.rlevel[p] - (self.key[p] != self.key[i]) for p in self.preds[i]]
+            self.rlevel[i] = max(0, min(bounds, default=0))
+
+    def _needs_home(self, c: int) -> bool:
+        """Whether cheap op `c` must also run in a partition of its own (something uses it that
+        does not get a copy)."""
+        users = [u for u in self._resolved_users(c) if self.ops[u].name not in ELIDED]
+        return not users or any(not self._compatible_copy(c, u) for u in users)
+
+    def _effective_succs(self, i: int, succs: list[set[int]], seen: set[int]) -> Iterator[int]:
+        """The ops that consume `i`'s results where they run: through a cheap op copied into its
+        consumers' partitions, those consumers (and the cheap op itself where it stays)."""
+        for s in succs[i]:
+            if s in seen:
+                continue
+            seen.add(s)
+            if self.copyable[s]:
+                yield from self._through_copy(s, succs, seen)
+            else:
+                yield s
+
+    def _through_copy(self, c: int, succs: list[set[int]], seen: set[int]) -> Iterator[int]:
+        if self._needs_home(c):
+            yield c
+        for u in succs[c]:
+            if u in seen or not self._compatible_copy(c, u):
+                continue
+            seen.add(u)
+            if self.copyable[u]:
+                yield from self._through_copy(u, succs, seen)
+            else:
+                yield u
 
     # -- partitions ----------------------------------------------------------------------------
     def _resolved_users(self, i: int) -> set[int]:
@@ -343,21 +402,21 @@ class _Builder:
 
     def _group(self) -> tuple[list[Partition], dict[int, int], dict[int, set[int]]]:
         partitions: list[Partition] = []
-        by_key: dict[tuple[DeviceKey, int, int], int] = {}
+        by_key: dict[tuple[DeviceKey, int, int, int], int] = {}
         home: dict[int, int] = {}
         holders: dict[int, set[int]] = {i: set() for i in range(len(self.ops))}
 
         def partition_for(i: int) -> int:
             level = self.level[i]
             assert level is not None
-            k = (self.key[i], level, self.epoch[i])
+            k = (self.key[i], level, self.rlevel[i], self.epoch[i])
             found = by_key.get(k)
             if found is None:
                 key = self.key[i]
                 affinity = None if key is HOST else key
                 assert not isinstance(affinity, _Host)
                 found = len(partitions)
-                partitions.append(Partition(found, affinity, level, self.epoch[i]))
+                partitions.append(Partition(found, affinity, level, self.epoch[i], self.rlevel[i]))
                 by_key[k] = found
             return found
 
@@ -428,27 +487,29 @@ class _Builder:
 
     # -- issue order ---------------------------------------------------------------------------
     def _issue_order(self, plan: PartitionPlan) -> list[Unit]:
-        """Sort units by the potential (epoch, level, host-after-device, position).
+        """Sort units by the potential (epoch, level, device-before-host, -backward level,
+        position).
 
         Every dependency edge strictly increases this potential, so the sort is a topological
-        order: along a use-def or hazard edge the epoch never decreases and the level never
-        decreases; if both stay equal the two ends have the same device key (a change of key
-        adds one to the level), so they are either the same partition or two host ops, which
-        keep program order. A side-effecting host op is keyed as the first unit of the next
-        epoch, so everything issued before it in the input stays before it. Within one (epoch,
-        level) partitions come first: device work is issued before the host blocks on anything.
-        The order is checked against the edges anyway; a violation is an internal error."""
-        keyed: list[tuple[tuple[int, int, int, int], Unit]] = []
+        order: along a use-def or hazard edge the epoch and the level never decrease and the
+        backward level never increases; if epoch and level stay equal the two ends have the same
+        device key (a change of key adds one to the level), so they are two partitions of one
+        device whose backward levels differ, or two host ops, which keep program order. A
+        side-effecting host op is keyed as the first unit of the next epoch, so everything issued
+        before it in the input stays before it. Within one (epoch, level) partitions come first:
+        device work is issued before the host blocks on anything. The order is checked against
+        the edges anyway; a violation is an internal error."""
+        keyed: list[tuple[tuple[int, int, int, int, int], Unit]] = []
         for part in plan.partitions:
-            keyed.append(((part.epoch, part.level, 0, part.ops[0]), ("partition", part.ordinal)))
+            keyed.append(((part.epoch, part.level, 0, -part.rlevel, part.ops[0]), ("partition", part.ordinal)))
         for i, op in enumerate(self.ops):
             if self.key[i] is not HOST:
                 continue
             if is_side_effecting(op):
-                keyed.append(((self.epoch[i] + 1, -2, 1, i), ("op", i)))
+                keyed.append(((self.epoch[i] + 1, -2, 1, 0, i), ("op", i)))
             else:
                 level = self.level[i]
-                keyed.append(((self.epoch[i], -1 if level is None else level, 1, i), ("op", i)))
+                keyed.append(((self.epoch[i], -1 if level is None else level, 1, 0, i), ("op", i)))
         keyed.sort(key=lambda item: item[0])
         order = [unit for _, unit in keyed]
         self._check_order(plan, order)
@@ -492,12 +553,13 @@ class _Builder:
         for i, j in self.hazard:
             if self.key[i] is HOST:
                 continue  # a host op completes before anything issued after it
-            sources = plan.holders[i]
             roots = analysis.roots_of(self.ops[i]) & analysis.roots_of(self.ops[j])
             for unit in self._units_of(plan, j):
-                for p in sources:
-                    if unit == ("partition", p):
-                        continue
+                if unit[0] == "partition" and unit[1] in plan.holders[i]:
+                    continue  # `i` runs in the unit itself (a copy of a cheap op, or a member)
+                if i not in plan.home:
+                    raise PartitioningError(f"op #{i} ('{self.ops[i].name}') is needed by {unit} but escapes from no partition")
+                for p in (plan.home[i],):
                     values = self._unit_values(plan, unit)
                     if any(v in plan.partitions[p].escapes for v in values):
                         continue  # the data it takes from `p` already waits for all of `p`
