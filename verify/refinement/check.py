@@ -1,0 +1,396 @@
+"""Translation validation: does AFTER compute what BEFORE computes? (SPEC section 3.4)
+
+`check_refinement(before, after)` runs each function of BEFORE and its namesake in AFTER on
+symbolic inputs (`verify.refinement.machine`) and compares what the caller can observe:
+
+* every function result, by its bytes (a tensor, a resource, an exported buffer view) or value
+  (an index or scalar). Results pair by position; arguments pair by position too, which is the
+  ABI mapping between levels (tensor argument `i` <-> the buffer view imported from argument `i`;
+  index arguments pass through);
+* every caller-visible buffer: the storage of an argument the program may write in place. At the
+  input level this is the ABI: a borrowed tensor argument must keep its bytes, an
+  `iree.abi.output = k` argument receives result `k`, an `iree.abi.consume` argument is given away.
+  At the stream levels it is the final contents of each import's storage: a borrowed import, and a
+  consumed import a result is exported from (an output buffer). When BEFORE writes a borrowed
+  buffer in place, or reads a buffer after overwriting it in place, it promised nothing about that
+  buffer and AFTER may leave anything there (the safety checker reports BORROWED_INPUT_MUTATED).
+
+What a "proof" means: for every assignment of the symbolic inputs (index arguments, pack
+offsets) satisfying the facts (sizes non-negative, every access in bounds, async ranges
+consistent, pack slices disjoint when their lifetimes intersect), the observables of AFTER equal
+those of BEFORE, where BEFORE's uninitialized bytes may be refined by any consistent bytes. The
+claim is conditional on AFTER passing the safety properties of SPEC 3.3 (no races, missed waits,
+use-after-free, out-of-bounds accesses: they make the one interleaving the interpreter runs stand
+for all) and models index arithmetic on unbounded integers. Kernels are uninterpreted functions,
+so two programs that differ only in what an unknown kernel would happen to compute equally are
+reported as different: a false alarm that can be explained, never a silent miss.
+
+When a question about symbolic sizes depends on the inputs (is the scatter row 0?), the check
+splits the case and runs again under each answer, up to `max_cases` cases; a Z3 `unknown`, a
+resource limit or too many cases make the verdict unknown.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import z3
+
+from stream.ir.core import Location, Module, Op
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import spec_of
+from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
+from stream.ir.walk import Function, function, functions
+from verify.refinement import rules_async, rules_cmd, rules_flow, rules_host, rules_tensor  # noqa: F401 (rules)
+from verify.refinement.compare import Comparer, Divergence
+from verify.refinement.ints import IntExpr
+from verify.refinement.machine import BufView, Context, Machine, Res
+from verify.refinement.memory import Allocation, Piece
+from verify.refinement.report import Mismatch, RefinementReport, Unknown
+from verify.refinement.solver import DEFAULT_RLIMIT, Undecided
+from verify.refinement.terms import ByteStr, Scalar
+
+__all__ = ["check_refinement", "DEFAULT_MAX_CASES"]
+
+DEFAULT_MAX_CASES = 64
+
+
+def check_refinement(
+    before: Module,
+    after: Module,
+    function: str | None = None,
+    *,
+    rlimit: int = DEFAULT_RLIMIT,
+    max_cases: int = DEFAULT_MAX_CASES,
+) -> RefinementReport:
+    """Check that `after` refines `before` for one function (by name) or for every function of
+    `before` with a body. Raises `DiagnosticError` for input the check does not support
+    (multi-block functions, scf regions, a named function that does not exist)."""
+    start = time.perf_counter()
+    report = RefinementReport(before.location.file, after.location.file)
+    if function is not None:
+        f = _function(before, function)
+        if f is None:
+            raise DiagnosticError.at(before.location, f"refinement: BEFORE has no function @{function} with a body")
+        pairs = [f]
+    else:
+        pairs = functions(before)
+    for f in pairs:
+        g = _function(after, f.name)
+        report.functions.append(f.name)
+        if g is None:
+            if _is_public(f):
+                report.mismatches.append(Mismatch(f.name, -1, "-", "function", None, after.location, None,
+                                                  f"@{f.name}", "<missing>", f"AFTER has no body for the public function @{f.name}"))
+            continue
+        _check_function(f, g, report, rlimit, max_cases)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _function(m: Module, name: str) -> Function | None:
+    return function(m, name)
+
+
+def _is_public(f: Function) -> bool:
+    vis = f.op.properties.get("sym_visibility")
+    return vis is None or getattr(vis, "value", "public") == "public"
+
+
+def _memory_mode(f: Function) -> bool:
+    """A function with any cmd-level op keeps its contents in explicit memory."""
+    for op in f.op.walk():
+        spec = spec_of(op)
+        if spec is not None and spec.defines_level == "cmd":
+            return True
+    return False
+
+
+def _level(f: Function) -> str:
+    if _memory_mode(f):
+        return "cmd"
+    for op in f.op.walk():
+        if op.dialect == "flow":
+            return "input"
+    if any(isinstance(t, TensorType) for t in f.type.inputs + f.type.results):
+        return "input"
+    return "async"
+
+
+# -- cases -------------------------------------------------------------------------------------------
+def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: int, max_cases: int) -> None:
+    if len(f.type.inputs) != len(g.type.inputs) or len(f.type.results) != len(g.type.results):
+        report.mismatches.append(Mismatch(
+            f.name, -1, "-", "function", None, g.op.location, None, str(f.type), str(g.type),
+            f"the signatures do not correspond: {len(f.type.inputs)} -> {len(f.type.results)} values in BEFORE, "
+            f"{len(g.type.inputs)} -> {len(g.type.results)} in AFTER",
+        ))
+        return
+    pending: list[list[z3.BoolRef]] = [[]]
+    while pending:
+        conditions = pending.pop()
+        report.cases += 1
+        if report.cases > max_cases:
+            report.unknowns.append(Unknown(f.name, f"more than {max_cases} cases of symbolic sizes to consider", g.op.location))
+            return
+        ctx = Context.create(rlimit)
+        for c in conditions:
+            ctx.facts.assume(c)
+        try:
+            if ctx.facts.consistent() is False:
+                continue  # an impossible combination of case assumptions
+            found = _run_case(ctx, f, g)
+            if found and ctx.facts.consistent() is False:
+                continue  # the program's own facts rule this case out
+        except Undecided as e:
+            report.solver_queries += ctx.facts.queries
+            if e.split is not None:
+                pending.append([*conditions, z3.Not(e.split)])
+                pending.append([*conditions, e.split])
+                continue
+            report.unknowns.append(Unknown(f.name, e.reason, g.op.location, [str(c) for c in conditions]))
+            return
+        report.solver_queries += ctx.facts.queries
+        if found:
+            example = _example(ctx, conditions) if conditions else {}
+            for mm in found:
+                mm.assumptions = [_render_condition(ctx, c) for c in conditions]
+                mm.example = example
+            report.mismatches.extend(found)
+            return
+
+
+def _render_condition(ctx: Context, c: z3.BoolRef) -> str:
+    text = str(c)
+    for s in ctx.ints._sym_list:
+        text = text.replace(f"s{s.id}", s.label) if f"s{s.id}" in text else text
+    return text
+
+
+def _example(ctx: Context, conditions: list[z3.BoolRef]) -> dict[str, int]:
+    s = ctx.facts.solver
+    if s.check() != z3.sat:
+        return {}
+    model = s.model()
+    out: dict[str, int] = {}
+    for sym in ctx.ints._sym_list:
+        if sym.key and sym.key[0] in ("arg", "argsize"):
+            v = model.eval(ctx.ints.z3_sym(sym), model_completion=False)
+            if isinstance(v, z3.IntNumRef):
+                out[sym.label] = v.as_long()
+    return out
+
+
+# -- one case ----------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class Observed:
+    """What a caller sees of one result or buffer: bytes (with the pieces and their writers when
+    they come from storage), a scalar, an untouched argument buffer, or nothing (a timepoint)."""
+
+    data: ByteStr | None = None
+    scalar: Scalar | None = None
+    untouched_arg: int | None = None
+    pieces: list[Piece] | None = None
+    producer: Op | None = None
+    alloc: Allocation | None = None
+    offset: IntExpr = 0  # where the observed bytes start in `alloc` (pieces use absolute offsets)
+    name: str = ""
+    nothing: bool = False
+
+
+def _run_case(ctx: Context, f: Function, g: Function) -> list[Mismatch]:
+    mb = Machine(ctx, "before", f, _level(f))
+    mb.run()
+    ma = Machine(ctx, "after", g, _level(g))
+    ma.run()
+    for m in (mb, ma):
+        if m.results is None:
+            raise DiagnosticError.at(m.func.op.location, f"refinement: @{m.func.name} does not end with a return")
+    cmp = Comparer(ctx)
+    out: list[Mismatch] = []
+    assert mb.results is not None and ma.results is not None
+    names_b = _result_names(mb)
+    names_a = _result_names(ma)
+    for j, (eb, ea) in enumerate(zip(mb.results, ma.results)):
+        ob = _observe(mb, eb, names_b[j])
+        oa = _observe(ma, ea, names_a[j])
+        mm = _compare(ctx, cmp, f.name, "result", j, ob, oa, ma.return_op)
+        if mm is not None:
+            out.append(mm)
+    for p in range(len(f.arguments)):
+        expected = _expected_storage(mb, p, f)
+        if expected is None:
+            continue
+        actual = _actual_storage(ma, p, g, expected)
+        mm = _compare(ctx, cmp, f.name, "argument", p, expected, actual, ma.return_op)
+        if mm is not None:
+            out.append(mm)
+    return out
+
+
+def _result_names(m: Machine) -> list[str]:
+    op = m.return_op
+    assert op is not None
+    return [f"%{v.name_hint}" if v.name_hint else "(unnamed)" for v in op.operands]
+
+
+def _final(m: Machine, alloc: Allocation, offset: IntExpr, size: IntExpr) -> Observed:
+    pieces = m.memory.read_traced(alloc, offset, size)
+    data = pieces[0].data if len(pieces) == 1 else m.terms.concat(p.data for p in pieces)
+    return Observed(data=data, pieces=pieces, alloc=alloc, offset=offset)
+
+
+def _observe(m: Machine, e: object, name: str) -> Observed:
+    if isinstance(e, BufView):
+        if e.res is not None:
+            if e.data is not None:
+                return Observed(data=e.data, producer=e.res.producer or e.export, name=name)
+            assert e.res.alloc is not None
+            o = _final(m, e.res.alloc, e.res.offset, e.res.size)
+            o.name = name
+            return o
+        assert e.arg is not None
+        alloc = m.arg_allocs.get(e.arg)
+        if alloc is None:
+            return Observed(untouched_arg=e.arg, name=name)
+        o = _final(m, alloc, 0, alloc.size)
+        o.name = name
+        return o
+    if isinstance(e, Res):
+        if e.data is not None:
+            return Observed(data=e.data, producer=e.producer, name=name)
+        assert e.alloc is not None
+        o = _final(m, e.alloc, e.offset, e.size)
+        o.name = name
+        return o
+    if e is None:
+        return Observed(nothing=True, name=name)
+    return Observed(scalar=e, name=name)  # type: ignore[arg-type]
+
+
+def _expected_storage(mb: Machine, p: int, f: Function) -> Observed | None:
+    """What BEFORE promises the caller about the buffer of argument `p` after the call, or None
+    when it promises nothing."""
+    arg = f.arguments[p]
+    t = arg.type
+    name = f"%{arg.name_hint}" if arg.name_hint else f"%arg{p}"
+    if isinstance(t, (IndexType, IntegerType, FloatType)):
+        return None
+    if isinstance(t, TensorType):  # the input level: the ABI says it
+        output = f.arg_attr(p, "iree.abi.output")
+        if output is not None:
+            k = getattr(output, "value", None)
+            if isinstance(k, int) and mb.results is not None and k < len(mb.results):
+                o = _observe(mb, mb.results[k], name)
+                o.name = name
+                return o
+            return None
+        if f.arg_attr(p, "iree.abi.consume") is not None:
+            return None
+        return Observed(untouched_arg=p, name=name)
+    alloc = mb.arg_allocs.get(p)
+    if alloc is None:
+        return Observed(untouched_arg=p, name=name) if not isinstance(t, ResourceType) else None
+    if alloc.unconstrained is not None:
+        return None
+    if alloc.kind == "import" and alloc.consumed and not alloc.exported:
+        return None
+    o = _final(mb, alloc, 0, alloc.size)
+    o.name = name
+    return o
+
+
+def _actual_storage(ma: Machine, p: int, g: Function, expected: Observed) -> Observed:
+    arg = g.arguments[p]
+    name = f"%{arg.name_hint}" if arg.name_hint else f"%arg{p}"
+    if isinstance(arg.type, TensorType):
+        output = g.arg_attr(p, "iree.abi.output")
+        k = getattr(output, "value", None)
+        if isinstance(k, int) and ma.results is not None and k < len(ma.results):
+            o = _observe(ma, ma.results[k], name)
+            o.name = name
+            return o
+        return Observed(untouched_arg=p, name=name)
+    alloc = ma.arg_allocs.get(p)
+    if alloc is None:
+        return Observed(untouched_arg=p, name=name)
+    o = _final(ma, alloc, 0, alloc.size)
+    o.name = name
+    return o
+
+
+# -- comparing one observable -----------------------------------------------------------------------------
+def _as_bytes(ctx: Context, o: Observed, other: Observed) -> ByteStr | None:
+    if o.data is not None:
+        return o.data
+    if o.untouched_arg is not None:
+        length = other.data.length if other.data is not None else None
+        if length is None:
+            return None
+        return ctx.terms.of(ctx.terms.arg(o.untouched_arg), length)
+    return None
+
+
+def _compare(ctx: Context, cmp: Comparer, fname: str, kind: str, index: int, ob: Observed, oa: Observed, ret: Op | None) -> Mismatch | None:
+    name = oa.name or ob.name
+    if ob.nothing and oa.nothing:
+        return None
+    if ob.scalar is not None or oa.scalar is not None:
+        if ob.scalar is not None and oa.scalar is not None and cmp.scalar(ob.scalar, oa.scalar):
+            return None
+        render = ctx.terms.render_scalar
+        return Mismatch(fname, index, name, kind, ret.name if ret else None, ret.location if ret else None, None,
+                        render(ob.scalar) if ob.scalar is not None else "<not a scalar>",
+                        render(oa.scalar) if oa.scalar is not None else "<not a scalar>",
+                        "the scalar values differ")
+    if ob.untouched_arg is not None and oa.untouched_arg is not None:
+        if ob.untouched_arg == oa.untouched_arg:
+            return None
+    b = _as_bytes(ctx, ob, oa)
+    a = _as_bytes(ctx, oa, ob)
+    if b is None or a is None:
+        return Mismatch(fname, index, name, kind, ret.name if ret else None, ret.location if ret else None, None,
+                        "<bytes>" if b is not None else "<not bytes>", "<bytes>" if a is not None else "<not bytes>",
+                        "the two programs return different kinds of values")
+    d = cmp.bytes(b, a)
+    if d is None:
+        return None
+    context, context_reason = _context(ctx, oa, d)
+    blame = cmp.locate(d, context, context_reason)
+    ints = ctx.ints
+    op = blame.op
+    location: Location | None = op.location if op is not None else (ret.location if ret else None)
+    return Mismatch(
+        fname, index, name, kind,
+        _describe(op) if op is not None else None,
+        location,
+        (ints.render(d.position), ints.render(ints.add(d.position, d.length))) if d.before_atom is not None else None,
+        blame.before, blame.after, blame.reason,
+    )
+
+
+def _context(ctx: Context, oa: Observed, d: Divergence) -> tuple[Op | None, str]:
+    """The op of AFTER that put the differing bytes where the caller sees them."""
+    if oa.pieces is not None:
+        ints, facts = ctx.ints, ctx.facts
+        at = ints.add(oa.offset, d.position)
+        candidates = [p for p in oa.pieces if facts.le(p.lo, at) is True and facts.le(ints.add(at, 1), p.hi) is True]
+        for p in candidates or oa.pieces[:1]:
+            if p.writer is not None:
+                return p.writer, f"these bytes were last written by {p.writer.name}"
+            alloc = oa.alloc
+            what = alloc.what if alloc is not None else "the storage"
+            return (alloc.op if alloc is not None else None), f"these bytes are never written in AFTER (still the initial contents of {what})"
+    if oa.producer is not None:
+        return oa.producer, f"the value comes from {oa.producer.name}"
+    return None, "the values differ"
+
+
+def _describe(op: Op) -> str:
+    sym = op.properties.get("entry_points")
+    if sym is not None:
+        from verify.refinement.machine import entry_points
+
+        return f"{op.name} {', '.join(entry_points(op))}"
+    return op.name

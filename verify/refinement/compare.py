@@ -1,0 +1,225 @@
+"""Comparing the terms of two programs, and locating where they diverge.
+
+`Comparer.bytes(before, after)` decides whether two byte strings are equal for every assignment of
+the unknowns that satisfies the facts:
+
+* interned terms that are one object are equal (the common case: a correct lowering recomputes the
+  very same terms);
+* otherwise the segments are aligned (the solver orders their symbolic lengths) and compared piece
+  by piece: one atom at equal offsets (equal modulo the period of a splat); two kernel outputs of
+  one entry point and binding with equal inputs, uniforms and workload (recursively); two scalar
+  stores of equal scalars;
+* uninitialized bytes of BEFORE may be refined by anything (the source promised nothing about
+  them), but consistently: each piece of one uninitialized allocation is bound to the AFTER bytes
+  it is first matched with, and later matches must agree. Uninitialized bytes of AFTER where
+  BEFORE has defined bytes are a mismatch.
+
+A question the solver cannot settle raises `Undecided` (the check splits cases or reports
+unknown); nothing is ever assumed equal.
+
+`Comparer.locate` walks from the first differing piece of an observable to the op of AFTER that
+introduced the difference: into kernel outputs of one entry point and binding whose inputs differ
+(the kernel itself is not to blame, its inputs are), until the terms stop having the same head.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stream.ir.core import Op
+from verify.refinement.ints import IntExpr
+from verify.refinement.machine import Context, same
+from verify.refinement.solver import Undecided
+from verify.refinement.terms import Atom, ByteStr, DispatchAtom, Scalar, ScalarAtom, ScalarTerm, UninitAtom
+
+__all__ = ["Divergence", "Comparer", "Blame"]
+
+
+@dataclass(slots=True)
+class Divergence:
+    """The first differing piece of two byte strings: bytes `[position, position + length)`, which
+    are `length` bytes of `before_atom` from `before_offset` in BEFORE and likewise in AFTER."""
+
+    position: IntExpr
+    length: IntExpr
+    before_atom: Atom | None
+    before_offset: IntExpr
+    after_atom: Atom | None
+    after_offset: IntExpr
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Blame:
+    """Where AFTER diverges: the op (None: none identifiable), why, and the two terms there."""
+
+    op: Op | None
+    reason: str
+    before: str
+    after: str
+
+
+@dataclass(slots=True)
+class _Cursor:
+    atom: Atom
+    offset: IntExpr
+    left: IntExpr
+
+
+@dataclass(slots=True)
+class Comparer:
+    ctx: Context
+    _memo: dict[tuple[int, int], Divergence | tuple[str, int, Divergence | None] | None] = field(default_factory=dict)
+    _bindings: dict[int, list[tuple[IntExpr, IntExpr, Atom, IntExpr]]] = field(default_factory=dict)
+
+    # -- equality ----------------------------------------------------------------------------------
+    def bytes(self, before: ByteStr, after: ByteStr) -> Divergence | None:
+        """None when equal; else the first differing piece."""
+        if before is after:
+            return None
+        facts = self.ctx.facts
+        ints = self.ctx.ints
+        if not facts.must_eq(before.length, after.length, "sizes of the compared values"):
+            return Divergence(0, 0, None, 0, None, 0, f"sizes differ: {ints.render(before.length)} bytes in BEFORE, "
+                              f"{ints.render(after.length)} bytes in AFTER")
+        bs, as_ = list(before.segs), list(after.segs)
+        i = j = 0
+        pos: IntExpr = 0
+        cb = _Cursor(bs[0].atom, bs[0].offset, bs[0].length) if bs else None
+        ca = _Cursor(as_[0].atom, as_[0].offset, as_[0].length) if as_ else None
+        while cb is not None and ca is not None:
+            order = facts.compare(cb.left, ca.left, "aligning segments")
+            n = cb.left if order <= 0 else ca.left
+            empty = type(n) is not int and facts.eq(n, 0) is True  # a symbolic piece that is empty here
+            if not empty and not self.piece(cb.atom, cb.offset, ca.atom, ca.offset, n):
+                return Divergence(pos, n, cb.atom, cb.offset, ca.atom, ca.offset)
+            pos = ints.add(pos, n)
+            cb.offset, cb.left = ints.add(cb.offset, n), ints.sub(cb.left, n)
+            ca.offset, ca.left = ints.add(ca.offset, n), ints.sub(ca.left, n)
+            if order <= 0:
+                i += 1
+                cb = _Cursor(bs[i].atom, bs[i].offset, bs[i].length) if i < len(bs) else None
+            if order >= 0:
+                j += 1
+                ca = _Cursor(as_[j].atom, as_[j].offset, as_[j].length) if j < len(as_) else None
+        return None
+
+    def piece(self, ab: Atom, ob: IntExpr, aa: Atom, oa: IntExpr, n: IntExpr) -> bool:
+        """Are `n` bytes of `ab` from `ob` (BEFORE) equal to `n` bytes of `aa` from `oa` (AFTER)?"""
+        facts, ints = self.ctx.facts, self.ctx.ints
+        if isinstance(ab, UninitAtom) and ab.program == "before":
+            return self._bind(ab, ob, n, aa, oa)
+        if ab is aa:
+            if same(ob, oa):
+                return True
+            period = ab.period
+            d = ints.sub(ob, oa)
+            if period is not None and type(d) is int:
+                return d % period == 0  # type: ignore[operator]
+            return facts.must_eq(ob, oa, "offsets into one value")
+        if type(ab) is not type(aa):
+            return False
+        if isinstance(ab, DispatchAtom):
+            assert isinstance(aa, DispatchAtom)
+            if ab.head != aa.head or not facts.must_eq(ob, oa, "offsets into kernel outputs"):
+                return False
+            return self.dispatch_difference(ab, aa) is None
+        if isinstance(ab, ScalarAtom):
+            assert isinstance(aa, ScalarAtom)
+            return ab.width == aa.width and facts.must_eq(ob, oa, "offsets into stored scalars") and self.scalar(ab.value, aa.value)
+        return False  # distinct splats, constants, arguments, opaque results: different bytes
+
+    def dispatch_difference(self, b: DispatchAtom, a: DispatchAtom) -> tuple[str, int, Divergence | None] | None:
+        """None if the two kernel outputs are equal, else what differs first: ("input", i, the
+        divergence of input i), ("uniform", i, None), ("workload", i, None) or ("length", 0, None)."""
+        key = (b.id, a.id)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        facts = self.ctx.facts
+        result: tuple[str, int, Divergence | None] | None = None
+        if not facts.must_eq(b.length, a.length, "kernel output sizes"):
+            result = ("length", 0, None)
+        if result is None:
+            for i, (x, y) in enumerate(zip(b.workload, a.workload)):
+                if not facts.must_eq(x, y, "workloads"):
+                    result = ("workload", i, None)
+                    break
+        if result is None:
+            for i, (u, w) in enumerate(zip(b.uniforms, a.uniforms)):
+                if not self.scalar(u, w):
+                    result = ("uniform", i, None)
+                    break
+        if result is None:
+            for i, (x, y) in enumerate(zip(b.inputs, a.inputs)):
+                d = self.bytes(x, y)
+                if d is not None:
+                    result = ("input", i, d)
+                    break
+        self._memo[key] = result
+        return result
+
+    def scalar(self, b: Scalar, a: Scalar) -> bool:
+        if b is a:
+            return True
+        if isinstance(b, ScalarTerm) or isinstance(a, ScalarTerm):
+            if not (isinstance(b, ScalarTerm) and isinstance(a, ScalarTerm)) or b.kind != a.kind:
+                return False
+            if b.kind == "load" and b.payload[1] == a.payload[1]:
+                return self.bytes(b.payload[0], a.payload[0]) is None
+            return False
+        return self.ctx.facts.must_eq(b, a, "scalar operands")
+
+    def _bind(self, ab: UninitAtom, ob: IntExpr, n: IntExpr, aa: Atom, oa: IntExpr) -> bool:
+        """BEFORE's uninitialized bytes `[ob, ob+n)` of one allocation are refined by AFTER's
+        `aa` from `oa`, if that agrees with every earlier use of overlapping bytes."""
+        facts, ints = self.ctx.facts, self.ctx.ints
+        shift = ints.sub(oa, ob)
+        for ob2, n2, aa2, oa2 in self._bindings.get(ab.id, []):
+            if facts.disjoint(ob, n, ob2, n2) is True:
+                continue
+            if aa2 is aa and facts.eq(shift, ints.sub(oa2, ob2)) is True:
+                continue
+            raise Undecided(f"uninitialized bytes of {ab.label(self.ctx.terms)} are read as different values in AFTER")
+        self._bindings.setdefault(ab.id, []).append((ob, n, aa, oa))
+        return True
+
+    # -- locating ----------------------------------------------------------------------------------
+    def render_piece(self, atom: Atom | None, offset: IntExpr, length: IntExpr) -> str:
+        if atom is None:
+            return "<nothing>"
+        return self.ctx.terms.render(self.ctx.terms.of(atom, length, offset), 2)
+
+    def locate(self, d: Divergence, context: Op | None, context_reason: str) -> Blame:
+        """The op of AFTER to blame for divergence `d` of a value that `context` produced (or last
+        wrote), following kernel outputs whose inputs differ."""
+        before = self.render_piece(d.before_atom, d.before_offset, d.length)
+        after = self.render_piece(d.after_atom, d.after_offset, d.length)
+        ab, aa = d.before_atom, d.after_atom
+        creators_after = self.ctx.creators["after"]
+        creators_before = self.ctx.creators["before"]
+        ints = self.ctx.ints
+        if isinstance(ab, DispatchAtom) and isinstance(aa, DispatchAtom) and ab.head == aa.head and same(d.before_offset, d.after_offset):
+            diff = self.dispatch_difference(ab, aa)
+            creator = creators_after.get(aa.id, context)
+            if diff is not None:
+                what, index, sub = diff
+                if what == "input" and sub is not None:
+                    if sub.before_atom is not None and sub.after_atom is not None and (
+                        sub.before_atom is sub.after_atom or sub.after_atom.id in creators_before
+                    ):
+                        # The kernel reads bytes BEFORE also has, from the wrong place.
+                        return Blame(creator, f"its input {index} differs at bytes [{ints.render(sub.position)}, "
+                                     f"{ints.render(ints.add(sub.position, sub.length))}): it reads "
+                                     f"{self.render_piece(sub.after_atom, sub.after_offset, sub.length)} where BEFORE reads "
+                                     f"{self.render_piece(sub.before_atom, sub.before_offset, sub.length)}", before, after)
+                    return self.locate(sub, creator, f"input {index} of this kernel")
+                return Blame(creator, f"its {what} operand {index} differs", before, after)
+        if d.before_atom is None or d.after_atom is None:
+            return Blame(context, d.reason or context_reason, before, after)
+        if isinstance(aa, UninitAtom):
+            return Blame(context, f"{context_reason}: AFTER has uninitialized bytes where BEFORE has defined ones", before, after)
+        if aa is ab:
+            return Blame(context, f"{context_reason}: AFTER takes these bytes from a different offset of the same value", before, after)
+        if aa.id in creators_before or aa.id not in creators_after:
+            return Blame(context, f"{context_reason}: AFTER puts different (existing) bytes here", before, after)
+        return Blame(creators_after[aa.id], f"{context_reason}: AFTER computes different bytes", before, after)

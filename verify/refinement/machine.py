@@ -1,0 +1,369 @@
+"""The symbolic interpreter: runs one function of one program to value terms.
+
+`Machine` walks a function body in block order, which is one happens-before-consistent order
+(every HB edge follows SSA def-use, and host program order is block order), and applies the rule
+registered for each op name (`RULES`, filled by the `rules_*` modules, one rule per op). Once a
+program is race-free its results are deterministic, so this one order gives its meaning; races,
+missed waits and use-after-free are the safety checker's business, not this module's.
+
+What the machine holds per SSA value (`env`):
+
+* a resource is a `Res`: its size, and either its bytes (`data`, value semantics: the async and
+  higher levels, where every resource value is an immutable byte string) or its storage
+  (`alloc`, `offset`: the cmd level, where contents live in `Memory`). A value-level resource
+  whose storage matters (an import, a resource argument, and everything tied to them) has both:
+  a tied result *is* its operand's storage, so an in-place write also updates that storage, which
+  is how the caller-visible contents of imports are tracked at the async level;
+* an index or integer is an `IntExpr`, another scalar a `ScalarTerm`;
+* a `!hal.buffer_view` is a `BufView` (a function argument, or an exported resource);
+* timepoints and other values with no contents are None.
+
+Ops the semantics does not model are opaque: their results are fresh terms keyed by the op, its
+operands and a world counter that every such op advances (so reordering two of them changes the
+terms), and any resource they take is havocked (SPEC: an unknown op reads and writes all of it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr, StringAttr
+from stream.ir.core import Block, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import spec_of
+from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
+from stream.ir.walk import Function
+from verify.refinement.ints import IntExpr, Ints, Poly
+from verify.refinement.memory import Allocation, Memory
+from verify.refinement.solver import Facts, Undecided
+from verify.refinement.terms import Atom, ByteStr, Scalar, ScalarTerm, Terms
+
+__all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule"]
+
+
+@dataclass(eq=False, slots=True)
+class Res:
+    """A resource value: `size` bytes, held as `data` (value semantics) and/or in storage."""
+
+    size: IntExpr
+    data: ByteStr | None
+    alloc: Allocation | None = None
+    offset: IntExpr = 0
+    version: int = 0
+    producer: Op | None = None
+
+
+@dataclass(eq=False, slots=True)
+class BufView:
+    """A `!hal.buffer_view`: function argument `arg`, or the resource `res` an export handed out
+    (`data` is the value-level snapshot at the export; at the cmd level the contents are read from
+    storage when the function ends)."""
+
+    arg: int | None = None
+    res: Res | None = None
+    data: ByteStr | None = None
+    export: Op | None = None
+
+
+Entry = Any  # Res | BufView | IntExpr | ScalarTerm | None
+Rule = Callable[["Machine", Op], None]
+RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    """Register the semantics of one op (or several ops that share it)."""
+
+    def wrap(fn: Rule) -> Rule:
+        for name in names:
+            assert name not in RULES, f"two rules for {name}"
+            RULES[name] = fn
+        return fn
+
+    return wrap
+
+
+@dataclass(slots=True)
+class Context:
+    """State shared by the two programs of one check: the interners and the assumptions."""
+
+    ints: Ints
+    facts: Facts
+    terms: Terms
+    # Per program: atom id -> the op that first produced it (for locating a divergence).
+    creators: dict[str, dict[int, Op]] = field(default_factory=lambda: {"before": {}, "after": {}})
+
+    @staticmethod
+    def create(rlimit: int) -> Context:
+        ints = Ints()
+        facts = Facts(ints, rlimit)
+        return Context(ints, facts, Terms(ints, facts))
+
+
+class Machine:
+    """Interprets one function of one program (`program` is "before" or "after")."""
+
+    def __init__(self, ctx: Context, program: str, func: Function, level: str | None) -> None:
+        self.ctx = ctx
+        self.ints = ctx.ints
+        self.facts = ctx.facts
+        self.terms = ctx.terms
+        self.program = program
+        self.func = func
+        self.level = level
+        self.memory_mode = level == "cmd"
+        self.memory = Memory(ctx.terms, ctx.facts)
+        self.env: dict[Value, Entry] = {}
+        self.allocs: list[Allocation] = []
+        self.arg_allocs: dict[int, Allocation] = {}
+        self.arg_index = {v: i for i, v in enumerate(func.arguments)}
+        self.results: list[Entry] | None = None
+        self.return_op: Op | None = None
+        self.world = 0
+        self.exports: list[BufView] = []
+
+    # -- running ---------------------------------------------------------------------------------
+    def run(self) -> None:
+        if len(self.func.blocks) != 1:
+            raise DiagnosticError.at(
+                self.func.op.location,
+                f"refinement: @{self.func.name} has {len(self.func.blocks)} blocks; multi-block functions "
+                "(cf/scf control flow) are not supported by the refinement check yet",
+            )
+        for op in self.func.body.ops:
+            self.exec(op)
+            if self.results is not None:
+                break
+
+    def exec(self, op: Op) -> None:
+        fn = RULES.get(op.name)
+        if fn is None:
+            if op.regions and op.name not in RULES:
+                raise DiagnosticError.at(
+                    op.location,
+                    f"refinement: '{op.name}' has regions the refinement check does not model "
+                    "(scf control flow is not supported yet)",
+                )
+            fn = RULES["<opaque>"]
+        fn(self, op)
+
+    def run_block(self, block: Block, args: list[Entry]) -> list[Entry]:
+        """Run a region body with its arguments bound; the entries its `stream.yield` yields."""
+        for a, e in zip(block.arguments, args):
+            self.env[a] = e
+        for op in block.ops:
+            if op.name == "stream.yield":
+                return [self.env.get(v) for v in op.operands if isinstance(v.type, ResourceType)]
+            self.exec(op)
+        return []
+
+    # -- reading values --------------------------------------------------------------------------
+    def entry(self, v: Value) -> Entry:
+        if v in self.env:
+            return self.env[v]
+        index = self.arg_index.get(v)
+        if index is None:
+            raise Undecided(f"value {v} has no definition the refinement check knows")
+        return self._argument(v, index, None)
+
+    def int(self, v: Value) -> IntExpr:
+        e = self.entry(v)
+        if type(e) is int or isinstance(e, Poly):
+            return e  # type: ignore[no-any-return]
+        raise Undecided(f"{v} is not an integer the refinement check can follow")
+
+    def ints_of(self, values: tuple[Value, ...] | list[Value]) -> list[IntExpr]:
+        return [self.int(v) for v in values]
+
+    def scalar(self, v: Value) -> Scalar:
+        e = self.entry(v)
+        if isinstance(e, (Res, BufView)) or e is None:
+            raise Undecided(f"{v} is not a scalar")
+        return e  # type: ignore[no-any-return]
+
+    def res(self, v: Value, size: IntExpr | None = None) -> Res:
+        """The resource `v`; a function argument is created on first use with the `size` its
+        user spells (the size of a tensor or resource argument is known only from its uses)."""
+        e = self.env.get(v)
+        if e is None:
+            index = self.arg_index.get(v)
+            if index is not None:
+                e = self._argument(v, index, size)
+        if not isinstance(e, Res):
+            raise Undecided(f"{v} is not a resource the refinement check can follow")
+        return e
+
+    def _argument(self, v: Value, index: int, size: IntExpr | None) -> Entry:
+        t = v.type
+        name = f"%{v.name_hint}" if v.name_hint else f"%arg{index}"
+        e: Entry
+        if isinstance(t, (IndexType, IntegerType)):
+            e = self.ints.sym(("arg", index), name)
+        elif isinstance(t, FloatType):
+            e = self.terms.scalar("arg", (index,), name)
+        elif isinstance(t, (TensorType, ResourceType)):
+            if size is None:
+                size = self.ints.sym(("argsize", index), f"size({name})")
+            data = self.terms.of(self.terms.arg(index), size)
+            if isinstance(t, TensorType):
+                e = Res(size, data)  # input level: arguments are values (ABI observables, not storage)
+            else:
+                alloc = self.new_alloc("argument", f"argument {name}", None, size, data, arg_index=index)
+                self.arg_allocs[index] = alloc
+                e = Res(size, None if self.memory_mode else data, alloc)
+        elif isinstance(t, TimepointType):
+            e = None
+        else:
+            e = BufView(arg=index)
+        self.env[v] = e
+        return e
+
+    def bytes_of(self, r: Res) -> ByteStr:
+        """The contents of `r` now. A value-level read of a storage version that an in-place
+        write has since replaced makes that storage unconstrained in the source (the program
+        relied on a copy it never made)."""
+        if r.data is not None:
+            a = r.alloc
+            if a is not None and r.version != a.version and a.unconstrained is None:
+                a.unconstrained = "it is read after an in-place write replaced it"
+            return r.data
+        assert r.alloc is not None
+        return self.memory.read(r.alloc, r.offset, r.size)
+
+    def storage(self, r: Res, op: Op) -> tuple[Allocation, IntExpr]:
+        """The storage of `r`: a value that has none yet gets an allocation holding its bytes."""
+        if r.alloc is None:
+            assert r.data is not None
+            r.alloc = self.new_alloc("value", f"storage of a value used by '{op.name}'", op, r.size, r.data)
+            r.offset = 0
+            r.data = None
+        return r.alloc, r.offset
+
+    # -- producing values --------------------------------------------------------------------------
+    def set(self, v: Value, e: Entry) -> None:
+        self.env[v] = e
+
+    def note(self, atom: Atom, op: Op) -> Atom:
+        self.ctx.creators[self.program].setdefault(atom.id, op)
+        return atom
+
+    def fresh(self, data: ByteStr, op: Op) -> Res:
+        return Res(data.length, data, producer=op)
+
+    def tied(self, operand: Res, data: ByteStr, op: Op) -> Res:
+        """The result of an op that writes `data` (the operand's full new contents) in place."""
+        a = operand.alloc
+        if a is None:
+            return Res(operand.size, data, producer=op)
+        if operand.data is not None:
+            self.bytes_of(operand)  # the staleness check of a value-level read
+        if a.borrowed and a.unconstrained is None:
+            a.unconstrained = "it is a borrowed import written in place"
+        self.memory.write(a, operand.offset, data, op)
+        a.version += 1
+        if operand.data is None:
+            return Res(operand.size, None, a, operand.offset, a.version, op)
+        return Res(operand.size, data, a, operand.offset, a.version, op)
+
+    def write(self, alloc: Allocation, offset: IntExpr, data: ByteStr, op: Op) -> None:
+        """A cmd-level store into storage."""
+        if alloc.borrowed and alloc.unconstrained is None:
+            alloc.unconstrained = "it is a borrowed import written in place"
+        self.memory.write(alloc, offset, data, op)
+        alloc.version += 1
+
+    def new_alloc(
+        self, kind: str, what: str, op: Op | None, size: IntExpr, base: ByteStr, arg_index: int | None = None
+    ) -> Allocation:
+        alloc = Allocation(len(self.allocs), kind, what, op, size, base, arg_index)
+        self.allocs.append(alloc)
+        return alloc
+
+    def uninit(self, op: Op, size: IntExpr, what: str | None = None) -> ByteStr:
+        atom = self.terms.uninit(self.program, (id(op),), what or f"{op.name} at {op.location}")
+        self.note(atom, op)
+        return self.terms.of(atom, size)
+
+    def dispatch_out(
+        self,
+        op: Op,
+        binding: int,
+        inputs: list[ByteStr],
+        uniforms: list[Scalar],
+        workload: list[IntExpr],
+        length: IntExpr,
+    ) -> ByteStr:
+        """The bytes a dispatch writes to binding `binding`: `dispatch_out(entry, binding, inputs,
+        uniforms, workload)`, the same uninterpreted function at every level. Bindings are
+        numbered as ScheduleAllocation lays them out (resource operands in order, then each untied
+        result); `inputs` are the bytes of the bindings the kernel reads (the resource operands,
+        a tied operand with its old contents), `uniforms` the scalar operands in order."""
+        atom = self.terms.dispatch(entry_points(op), binding, inputs, uniforms, workload, length)
+        self.note(atom, op)
+        return self.terms.of(atom, length)
+
+    def in_bounds(self, offset: IntExpr, length: IntExpr, size: IntExpr) -> None:
+        """Record that an access is in bounds (OUT_OF_BOUNDS is the safety checker's property;
+        refinement is claimed for executions without out-of-bounds accesses)."""
+        self.facts.assume_in_bounds(offset, length, size)
+
+    # -- opaque ops --------------------------------------------------------------------------------
+    def operand_key(self, v: Value) -> Any:
+        e = self.env.get(v)
+        if isinstance(e, Res):
+            return ("res", self.bytes_of(e))
+        if isinstance(e, BufView):
+            return ("view", e.arg, e.data if e.data is not None else (self.bytes_of(e.res) if e.res else None))
+        return e
+
+    def opaque_key(self, op: Op) -> tuple[Any, ...]:
+        self.world += 1
+        attrs = tuple(sorted((k, str(a)) for k, a in (*op.properties.items(), *op.attributes.items())))
+        return (op.name, attrs, tuple(self.operand_key(v) for v in op.operands), self.world)
+
+    def opaque_result(self, op: Op, key: tuple[Any, ...], index: int, t: Type) -> Entry:
+        what = f"result {index} of '{op.name}'"
+        if isinstance(t, (IndexType, IntegerType)):
+            return self.ints.sym(("opaque", key, index), f"{op.name}#{index}")
+        if isinstance(t, ResourceType):
+            size = self.ints.sym(("opaque-size", key, index), f"size({op.name}#{index})")
+            atom = self.note(self.terms.opaque((key, index), what), op)
+            return self.fresh(self.terms.of(atom, size), op)
+        if isinstance(t, TimepointType):
+            return None
+        return self.terms.scalar("opaque", (key, index), f"{op.name}#{index}")
+
+
+# -- attribute helpers shared by the rules ------------------------------------------------------------
+def entry_points(op: Op) -> tuple[str, ...]:
+    attr = op.properties.get("entry_points")
+    if isinstance(attr, ArrayAttr):
+        return tuple(str(a) for a in attr.elements)
+    return (str(attr),)
+
+
+def int_attr(attr: Attribute | None) -> int | None:
+    return attr.value if isinstance(attr, IntegerAttr) else None
+
+
+def string_attr(attr: Attribute | None) -> str | None:
+    return attr.value if isinstance(attr, StringAttr) else None
+
+
+def float_scalar(terms: Terms, attr: FloatAttr) -> ScalarTerm:
+    from stream.ir.attributes import float_bits
+
+    t = attr.type
+    width = (t.width + 7) // 8
+    return terms.scalar("bits", (width, float_bits(attr.value, t)), f"{attr.value} : {t}")
+
+
+def same(a: IntExpr, b: IntExpr) -> bool:
+    """Syntactic equality of two IntExprs (normal forms)."""
+    return a is b or (type(a) is int and type(b) is int and a == b)
+
+
+def spec_tied(op: Op, result_index: int) -> int | None:
+    spec = spec_of(op)
+    return spec.tied_operand(op, result_index) if spec is not None else None

@@ -1,0 +1,208 @@
+"""Semantics of the async level: `stream.async.*` ops on immutable byte strings.
+
+Ranges are `[start to end for length]` in bytes; `end == start + length` is recorded as a fact,
+and every range is assumed in bounds (OUT_OF_BOUNDS is the safety checker's property).
+
+* `alloca` is fresh uninitialized memory; `constant`, `splat` build their bytes; `clone`,
+  `transfer` are the identity on bytes, `slice` a read of a range; `barrier` and `cast` pass the
+  value itself through (they never copy, so storage tracking continues through them).
+* `fill`, `update`, `copy`, `store` write a range of their target; the result is tied to the
+  target (it *is* the target's storage).
+* `dispatch`: bindings are the resource operands in order (each its `[offset for length]` range;
+  a tied operand contributes its old contents), then each untied result; a tied result is the
+  operand's bytes with the binding range replaced by the kernel's output for that binding.
+* `execute` and `concurrent` run their bodies in block order with the captures bound to their
+  block arguments; a result is its yielded value (a tied result also lands in the storage of the
+  operand it is tied to).
+"""
+
+from __future__ import annotations
+
+from stream.ir.core import Op
+from stream.ir.spec import spec_of, view
+from stream.ir.types import ResourceType
+from verify.refinement.ints import IntExpr
+from verify.refinement.layout import element_width
+from verify.refinement.machine import Machine, Res, rule, same, spec_tied
+from verify.refinement.rules_flow import load_scalar, splat_bytes
+from verify.refinement.rules_host import constant_bytes
+from verify.refinement.rules_tensor import sized
+from verify.refinement.solver import Undecided
+from verify.refinement.terms import ByteStr, Scalar
+
+
+def _range(m: Machine, start: IntExpr, end: IntExpr | None, length: IntExpr, size: IntExpr) -> None:
+    if end is not None:
+        m.facts.assume_eq(end, m.ints.add(start, length))
+    m.in_bounds(start, length, size)
+
+
+@rule("stream.async.alloca")
+def _alloca(m: Machine, op: Op) -> None:
+    size = m.int(view(op).storage_size)
+    m.facts.assume_nonneg(size)
+    m.set(op.results[0], m.fresh(m.uninit(op, size), op))
+
+
+@rule("stream.async.constant")
+def _constant(m: Machine, op: Op) -> None:
+    size = m.int(view(op).result_size)
+    m.set(op.results[0], m.fresh(constant_bytes(m, op, op.properties.get("value"), size), op))
+
+
+@rule("stream.async.splat")
+def _splat(m: Machine, op: Op) -> None:
+    v = view(op)
+    size = m.int(v.result_size)
+    m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), v.value.type, size), op))
+
+
+@rule("stream.async.clone", "stream.async.transfer")
+def _clone(m: Machine, op: Op) -> None:
+    v = view(op)
+    r = sized(m, v.source, v.source_size)
+    m.set(op.results[0], m.fresh(m.bytes_of(r), op))
+
+
+@rule("stream.async.barrier")
+def _barrier(m: Machine, op: Op) -> None:
+    v = view(op)
+    m.set(op.results[0], sized(m, v.source, v.size))
+
+
+@rule("stream.async.cast")
+def _cast(m: Machine, op: Op) -> None:
+    v = view(op)
+    m.set(op.results[0], sized(m, v.source, v.source_size))
+
+
+@rule("stream.async.slice")
+def _slice(m: Machine, op: Op) -> None:
+    v = view(op)
+    r = sized(m, v.source, v.source_size)
+    start, end, length = m.int(v.source_offset), m.int(v.source_end), m.int(v.result_size)
+    _range(m, start, end, length, r.size)
+    m.set(op.results[0], m.fresh(m.terms.slice(m.bytes_of(r), start, length), op))
+
+
+@rule("stream.async.fill")
+def _fill(m: Machine, op: Op) -> None:
+    v = view(op)
+    r = sized(m, v.target, v.target_size)
+    start, end, length = m.int(v.target_offset), m.int(v.target_end), m.int(v.target_length)
+    _range(m, start, end, length, r.size)
+    piece = splat_bytes(m, op, m.scalar(v.value), v.value.type, length)
+    m.set(op.results[0], m.tied(r, m.terms.overwrite(m.bytes_of(r), start, piece), op))
+
+
+@rule("stream.async.update")
+def _update(m: Machine, op: Op) -> None:
+    v = view(op)
+    target = sized(m, v.target, v.target_size)
+    update = sized(m, v.update, v.update_size)
+    start, end = m.int(v.target_offset), m.int(v.target_end)
+    _range(m, start, end, update.size, target.size)
+    data = m.terms.overwrite(m.bytes_of(target), start, m.bytes_of(update))
+    m.set(op.results[0], m.tied(target, data, op))
+
+
+@rule("stream.async.copy")
+def _copy(m: Machine, op: Op) -> None:
+    v = view(op)
+    target = sized(m, v.target, v.target_size)
+    source = sized(m, v.source, v.source_size)
+    length = m.int(v.length)
+    t_start, s_start = m.int(v.target_offset), m.int(v.source_offset)
+    _range(m, t_start, m.int(v.target_end), length, target.size)
+    _range(m, s_start, m.int(v.source_end), length, source.size)
+    piece = m.terms.slice(m.bytes_of(source), s_start, length)
+    m.set(op.results[0], m.tied(target, m.terms.overwrite(m.bytes_of(target), t_start, piece), op))
+
+
+@rule("stream.async.load")
+def _load(m: Machine, op: Op) -> None:
+    v = view(op)
+    r = sized(m, v.source, v.source_size)
+    off = m.int(v.source_offset)
+    width = element_width(op.results[0].type, op.name)
+    m.in_bounds(off, width, r.size)
+    m.set(op.results[0], load_scalar(m, m.terms.slice(m.bytes_of(r), off, width), op.results[0]))
+
+
+@rule("stream.async.store")
+def _store(m: Machine, op: Op) -> None:
+    v = view(op)
+    r = sized(m, v.target, v.target_size)
+    off = m.int(v.target_offset)
+    width = element_width(v.value.type, op.name)
+    m.in_bounds(off, width, r.size)
+    atom = m.note(m.terms.scalar_bytes(m.scalar(v.value), width), op)
+    data = m.terms.overwrite(m.bytes_of(r), off, m.terms.of(atom, width))
+    m.set(op.results[0], m.tied(r, data, op))
+
+
+@rule("stream.async.dispatch")
+def _dispatch(m: Machine, op: Op) -> None:
+    v = view(op)
+    spec = spec_of(op)
+    assert spec is not None
+    sizes, offsets = m.ints_of(v.resource_operand_sizes), m.ints_of(v.resource_operand_offsets)
+    ends, lengths = m.ints_of(v.resource_operand_ends), m.ints_of(v.resource_operand_lengths)
+    inputs: list[ByteStr] = []
+    bindings: dict[int, tuple[Res, IntExpr, IntExpr]] = {}  # operand position -> (res, offset, length)
+    uniforms: list[Scalar] = []
+    for i, x in enumerate(v.resource_operands):
+        if isinstance(x.type, ResourceType):
+            k = len(inputs)
+            r = m.res(x, sizes[k])
+            m.facts.assume_nonneg(sizes[k])
+            _range(m, offsets[k], ends[k], lengths[k], r.size)
+            bindings[i] = (r, offsets[k], lengths[k])
+            inputs.append(m.terms.slice(m.bytes_of(r), offsets[k], lengths[k]))
+        else:
+            uniforms.append(m.scalar(x))
+    position = {i: n for n, i in enumerate(bindings)}
+    workload = m.ints_of(v.workload)
+    result_sizes = m.ints_of(v.result_sizes)
+    first = spec.operand_offset(op, "resource_operands")
+    untied = 0
+    for i, result in enumerate(op.results):
+        t = spec_tied(op, i)
+        if t is not None:
+            k = t - first
+            if k not in bindings:
+                raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
+            r, off, length = bindings[k]
+            out = m.dispatch_out(op, position[k], inputs, uniforms, workload, length)
+            m.set(result, m.tied(r, m.terms.overwrite(m.bytes_of(r), off, out), op))
+        else:
+            size = result_sizes[i]
+            m.facts.assume_nonneg(size)
+            out = m.dispatch_out(op, len(inputs) + untied, inputs, uniforms, workload, size)
+            untied += 1
+            m.set(result, m.fresh(out, op))
+
+
+@rule("stream.async.execute", "stream.async.concurrent")
+def _region(m: Machine, op: Op) -> None:
+    v = view(op)
+    sizes = m.ints_of(v.resource_operand_sizes)
+    captured = [m.res(x, s) for x, s in zip(v.resource_operands, sizes)]
+    yielded = m.run_block(op.regions[0].block, list(captured))
+    results = [r for r in op.results if isinstance(r.type, ResourceType)]
+    if len(yielded) != len(results):
+        raise Undecided(f"{op.name}: {len(yielded)} yielded values for {len(results)} results")
+    first = spec_of(op).operand_offset(op, "resource_operands")  # type: ignore[union-attr]
+    for i, (result, y) in enumerate(zip(results, yielded)):
+        if not isinstance(y, Res):
+            raise Undecided(f"{op.name}: result {i} yields a value the refinement check cannot follow")
+        t = spec_tied(op, i)
+        if t is None:
+            m.set(result, y)
+            continue
+        operand = captured[t - first]
+        same_storage = y.alloc is not None and y.alloc is operand.alloc and same(y.offset, operand.offset)
+        m.set(result, y if same_storage or operand.alloc is None else m.tied(operand, m.bytes_of(y), op))
+    for r in op.results:
+        if not isinstance(r.type, ResourceType):
+            m.set(r, None)

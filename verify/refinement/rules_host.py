@@ -1,0 +1,188 @@
+"""Semantics of host ops: constants, index arithmetic, returns, timepoints, and opaque ops.
+
+Index arithmetic builds `IntExpr` polynomials (`addi`/`subi`/`muli` exactly, the other integer
+ops as folded constants or `apply` Syms that Z3 knows). Floating-point and other scalar ops
+become pure scalar terms (equal operands give equal results). Timepoints carry no value:
+`timepoint.await` and `timepoint.barrier` pass their resources through (the result *is* the
+operand), the other timeline ops have no value effect. An op without a rule is opaque (see
+`Machine.opaque_key`).
+"""
+
+from __future__ import annotations
+
+from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
+from stream.ir.core import Op
+from stream.ir.spec import view
+from stream.ir.types import IndexType, IntegerType, TensorType, TimepointType
+from verify.refinement.ints import IntExpr
+from verify.refinement.layout import decode_dense, tensor_bytes
+from verify.refinement.machine import BufView, Machine, Res, float_scalar, rule
+from verify.refinement.terms import ByteStr
+
+_POLY_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"}
+_APPLY_OPS = (
+    "divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi", "minui", "minsi", "maxui", "maxsi",
+    "andi", "ori", "xori", "shli", "shrui", "shrsi",
+)  # fmt: skip
+_FLOAT_OPS = ("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf")
+_CASTS = ("index_cast", "index_castui", "extui", "extsi")
+_SCALAR_CASTS = ("trunci", "bitcast", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf")
+
+
+def constant_bytes(m: Machine, op: Op, value: Attribute | None, size: IntExpr) -> ByteStr:
+    """`size` bytes of a constant attribute: its decoded bytes (so that one constant spelled two
+    ways, or a splat constant and a splat, compare equal), else its text."""
+    decoded = decode_dense(value) if isinstance(value, DenseAttr) else None
+    atom = m.note(m.terms.const(decoded if decoded is not None else str(value)), op)
+    return m.terms.of(atom, size)
+
+
+@rule("arith.constant")
+def _constant(m: Machine, op: Op) -> None:
+    value = op.properties.get("value")
+    result = op.results[0]
+    if isinstance(value, BoolAttr):
+        m.set(result, int(value.value))
+    elif isinstance(value, IntegerAttr):
+        m.set(result, value.value)
+    elif isinstance(value, FloatAttr):
+        m.set(result, float_scalar(m.terms, value))
+    elif isinstance(value, DenseAttr) and isinstance(result.type, TensorType):
+        size = tensor_bytes(m.ints, result.type, [], "arith.constant")
+        m.set(result, Res(size, constant_bytes(m, op, value, size), producer=op))
+    else:
+        m.set(result, m.terms.scalar("const", (str(value),), str(value)))
+
+
+def _binary(m: Machine, op: Op) -> None:
+    short = op.name.split(".", 1)[1]
+    a, b = op.operands
+    result = op.results[0]
+    if isinstance(result.type, (IndexType, IntegerType)):
+        x, y = m.int(a), m.int(b)
+        poly = _POLY_OPS.get(op.name)
+        m.set(result, getattr(m.ints, poly)(x, y) if poly else m.ints.apply(short, x, y))
+    else:
+        x2, y2 = m.scalar(a), m.scalar(b)
+        m.set(result, m.terms.scalar("apply", (short, x2, y2), f"{short}({m.terms.render_scalar(x2)}, {m.terms.render_scalar(y2)})"))
+
+
+for _name in ("addi", "subi", "muli", *_APPLY_OPS, *_FLOAT_OPS):
+    rule(f"arith.{_name}")(_binary)
+
+
+@rule(*(f"arith.{n}" for n in _CASTS))
+def _int_cast(m: Machine, op: Op) -> None:
+    # Index and integer values are modelled as mathematical integers: widening casts and index
+    # casts keep the value (a program whose sizes overflow is out of scope).
+    m.set(op.results[0], m.int(op.operands[0]))
+
+
+@rule(*(f"arith.{n}" for n in _SCALAR_CASTS))
+def _scalar_cast(m: Machine, op: Op) -> None:
+    short = op.name.split(".", 1)[1]
+    x = m.scalar(op.operands[0])
+    result = op.results[0]
+    text = f"{short}({m.terms.render_scalar(x)} to {result.type})"
+    if isinstance(result.type, (IndexType, IntegerType)):
+        m.set(result, m.ints.sym(("cast", short, x, str(result.type)), text))
+    else:
+        m.set(result, m.terms.scalar("apply", (short, x, str(result.type)), text))
+
+
+@rule("arith.select")
+def _select(m: Machine, op: Op) -> None:
+    c, a, b = op.operands
+    result = op.results[0]
+    if isinstance(result.type, (IndexType, IntegerType)):
+        m.set(result, m.ints.apply("select", m.int(c), m.int(a), m.int(b)))
+        return
+    cond = m.int(c)
+    if type(cond) is int:
+        m.set(result, m.entry(a) if cond else m.entry(b))
+        return
+    x, y = m.scalar(a), m.scalar(b)
+    m.set(result, m.terms.scalar("apply", ("select", cond, x, y), f"select({m.ints.render(cond)}, ...)"))
+
+
+@rule("hal.element_type", "hal.encoding_type")
+def _hal_type_code(m: Machine, op: Op) -> None:
+    # Pure codes of a type or encoding: equal attributes give equal codes.
+    attr = op.properties.get("type") or op.properties.get("encoding")
+    text = f"{op.name}<{attr.type if isinstance(attr, TypeAttr) else attr}>"
+    m.set(op.results[0], m.ints.sym(("hal", op.name, str(attr)), text))
+
+
+@rule("hal.buffer_view.assert")
+def _assert(m: Machine, op: Op) -> None:
+    # A shape/type check of a caller's buffer view: no value effect. (The refinement is about
+    # executions in which the checks pass, as IREE's runtime aborts otherwise.)
+    return
+
+
+@rule("func.return", "util.return")
+def _return(m: Machine, op: Op) -> None:
+    m.results = [m.entry(v) for v in op.operands]
+    m.return_op = op
+
+
+@rule("util.optimization_barrier")
+def _identity(m: Machine, op: Op) -> None:
+    for r, v in zip(op.results, op.operands):
+        m.set(r, m.entry(v))
+
+
+# -- timepoints ------------------------------------------------------------------------------------
+@rule(
+    "stream.timepoint.immediate",
+    "stream.timepoint.join",
+    "stream.timepoint.import",
+    "stream.timepoint.export",
+    "stream.timepoint.chain_external",
+)
+def _timeline_only(m: Machine, op: Op) -> None:
+    # No value effect; what `timepoint.export` hands out (a semaphore and a value) is opaque.
+    key = None
+    for i, r in enumerate(op.results):
+        if isinstance(r.type, TimepointType):
+            m.set(r, None)
+        else:
+            key = key or m.opaque_key(op)
+            m.set(r, m.opaque_result(op, key, i, r.type))
+
+
+@rule("stream.timepoint.await")
+def _await(m: Machine, op: Op) -> None:
+    v = view(op)
+    for r, x in zip(op.results, v.resource_operands):
+        m.set(r, m.entry(x))
+
+
+@rule("stream.timepoint.barrier")
+def _barrier(m: Machine, op: Op) -> None:
+    v = view(op)
+    m.set(op.results[0], m.res(v.resource, m.int(v.resource_size)))
+    m.set(op.results[1], None)
+
+
+# -- ops without a model ---------------------------------------------------------------------------
+@rule("<opaque>")
+def _opaque(m: Machine, op: Op) -> None:
+    """An op the semantics does not model: fresh terms for its results (keyed by the op, its
+    operands and the world counter) and a havoc of every resource with storage it takes."""
+    key = m.opaque_key(op)
+    for i, r in enumerate(op.results):
+        m.set(r, m.opaque_result(op, key, i, r.type))
+    for i, v in enumerate(op.operands):
+        e = m.env.get(v)
+        if isinstance(e, Res) and e.alloc is not None:
+            atom = m.note(m.terms.opaque((key, "havoc", i), f"'{op.name}' may have written operand {i}"), op)
+            data = m.terms.of(atom, e.size)
+            if e.data is None:
+                m.write(e.alloc, e.offset, data, op)
+            else:
+                m.tied(e, data, op)
+        elif isinstance(e, BufView) and e.res is not None and e.res.alloc is not None:
+            atom = m.note(m.terms.opaque((key, "havoc", i), f"'{op.name}' may have written operand {i}"), op)
+            m.write(e.res.alloc, e.res.offset, m.terms.of(atom, e.res.size), op)
+
