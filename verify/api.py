@@ -1,0 +1,109 @@
+"""The verifier's Python API.
+
+    from verify import verify_module
+    report = verify_module(module)               # every function, pruned mode
+    report.ok, report.status                     # "proved" | "violated" | "unknown"
+    print(report.text()); report.to_json()
+
+`verify_module` checks every function with a body at the level it is at (tensor, async or cmd;
+input-level functions hold value-semantic tensors only and have nothing to prove). Per
+function: build the model (`verify.model`), decide happens-before (`verify.hb`), list the
+obligations (`verify.obligations`), discharge them (`verify.discharge`), and explain each
+failure with a Z3-built counterexample (`verify.witness`, `verify.explain`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from stream.ir.core import Module
+from stream.ir.parser import parse_module
+from stream.ir.walk import Function, functions
+from verify.discharge import DEFAULT_RLIMIT, Decider, Stats
+from verify.explain import deadlock_violation, make_violation
+from verify.hb import HappensBefore
+from verify.model import build_model
+from verify.obligations import generate
+from verify.report import FunctionSummary, Namer, Report, Unknown, Violation
+from verify.witness import build_witness
+
+__all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT"]
+
+
+def verify_module(
+    module: Module,
+    *,
+    smt: str = "pruned",
+    rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None,
+    function: str | None = None,
+    witnesses: int = 10,
+    file: str | None = None,
+) -> Report:
+    """Check every function of `module` (or only `function`) for the safety properties of
+    SPEC §3.3. Raises `DiagnosticError` for programs the verifier cannot reason about
+    (control flow)."""
+    if smt not in ("pruned", "full"):
+        raise ValueError(f"smt must be 'pruned' or 'full', not {smt!r}")
+    start = time.perf_counter()
+    report = Report(file or module.location.file, smt, module=module)
+    names = Namer(module)
+    budget = [witnesses]
+    for f in functions(module):
+        if function is not None and f.name != function:
+            continue
+        report.functions.append(verify_function(f, module, report, names, smt, rlimit, smt_dump, budget))
+    report.violations.sort(key=lambda v: (v.severity != "error", v.location.line, v.location.col))
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def verify_text(text: str, filename: str = "<string>", **options: object) -> Report:
+    return verify_module(parse_module(text, filename), file=filename, **options)  # type: ignore[arg-type]
+
+
+def verify_function(
+    f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None, budget: list[int] | None = None,
+) -> FunctionSummary:
+    start = time.perf_counter()
+    budget = budget if budget is not None else [10]
+    model = build_model(f, module)
+    if model.level in ("input", "host"):
+        return FunctionSummary(f.name, model.level, Stats(), time.perf_counter() - start, "value-semantic tensors: nothing to prove")
+    hb = HappensBefore(model.graph)
+    decider = Decider(model, hb, smt, rlimit, smt_dump)
+    if hb.cycle is not None:
+        report.violations.append(deadlock_violation(model, hb.cycle, names))
+        decider.stats.obligations += 1
+        decider.stats.violated += 1
+        return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, "deadlock: nothing else checked")
+    found: dict[tuple[object, ...], Violation] = {}
+    for ob in generate(model, full=smt == "full"):
+        verdict = decider.decide(ob)
+        if verdict.status == "proved":
+            continue
+        where = (ob.first or ob.second).op.location if (ob.first or ob.second) is not None else (ob.op.location if ob.op else f.op.location)
+        if verdict.status == "unknown":
+            report.unknowns.append(Unknown(f.name, ob.cls, where, verdict.reason))
+            continue
+        key = (ob.cls, id(ob.first), id(ob.second), id(ob.alloc), ob.detail if ob.cls in ("OUT_OF_BOUNDS", "PACK_OVERLAP") else "")
+        if key in found:
+            found[key].duplicates += 1
+            continue
+        witness = None
+        if budget[0] > 0:
+            witness = build_witness(model, ob, verdict, decider.before, rlimit)
+            budget[0] -= 1
+        found[key] = make_violation(model, ob, verdict, witness, names)
+    report.violations.extend(found.values())
+    return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start)
+
+
+def classes(report: Report) -> set[str]:
+    return {v.cls for v in report.violations}
+
+
+def first(items: Iterable[Violation]) -> Violation | None:
+    return next(iter(items), None)

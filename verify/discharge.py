@@ -1,0 +1,227 @@
+"""Discharging obligations: exact reachability first, Z3 for everything symbolic.
+
+`--smt=pruned` (the default): an ordering requirement is decided by `verify.hb` (exact, see its
+docstring); a range condition whose expressions are all constants is decided by integer
+arithmetic (exact); every remaining condition, i.e. all symbolic range arithmetic, is a Z3
+query under the facts the program implies (`verify.symbolic`).
+
+`--smt=full`: every obligation (except structural facts such as "freed twice") is one Z3 query
+over the whole event graph (a time variable per event, `t_u < t_v` per edge) and the range
+condition, with no reachability and no constant folding: an independent oracle for the pruned
+mode (a linear extension of the graph exists exactly when an ordering is not forced).
+
+Fail closed: `unknown`, including an `rlimit` hit, is never "proved" (status `unknown`, exit 3).
+`smt_dump` writes every query as an SMT-LIB 2 file (with `set-logic`) that z3 or cvc5 re-check:
+`sat` means a violation, `unsat` a proof.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import z3
+
+from verify.events import Ev, Site
+from verify.hb import HappensBefore
+from verify.model import FunctionModel
+from verify.obligations import Cond, Obligation
+from verify.symbolic import Expr
+
+__all__ = ["Verdict", "Decider", "Stats", "DEFAULT_RLIMIT"]
+
+DEFAULT_RLIMIT = 20_000_000
+
+
+@dataclass(slots=True)
+class Verdict:
+    status: str  # proved | violated | unknown
+    how: str  # reachability | constant | z3 | structure
+    values: dict[int, int] = field(default_factory=dict)  # atom id -> value (Z3 model)
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class Stats:
+    obligations: int = 0
+    by_reachability: int = 0
+    by_constant: int = 0
+    by_z3: int = 0
+    violated: int = 0
+    unknown: int = 0
+    z3_queries: int = 0
+
+    def add(self, other: Stats) -> None:
+        for f in self.__slots__:  # type: ignore[attr-defined]
+            setattr(self, f, getattr(self, f) + getattr(other, f))
+
+
+def cond_z3(model: FunctionModel, cond: Cond) -> z3.BoolRef:
+    s = model.symbols
+    return z3.Or(*[z3.And(*[s.z3(e) > 0 for e in conj]) for conj in cond]) if cond else z3.BoolVal(False)
+
+
+def cond_exprs(cond: Cond) -> list[Expr]:
+    return [e for conj in cond for e in conj]
+
+
+class Decider:
+    def __init__(
+        self, model: FunctionModel, hb: HappensBefore, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
+        dump_dir: str | None = None, dump_prefix: str = "",
+    ) -> None:
+        self.model = model
+        self.hb = hb
+        self.full = smt == "full"
+        self.rlimit = rlimit
+        self.dump_dir = dump_dir
+        self.dump_prefix = dump_prefix or model.func.name
+        self.stats = Stats()
+        self._cache: dict[Cond, Verdict] = {}
+        self._times: list[z3.ArithRef] | None = None
+
+    # -- entry point ----------------------------------------------------------------------------
+    def decide(self, ob: Obligation) -> Verdict:
+        self.stats.obligations += 1
+        v = self._full(ob) if self.full else self._pruned(ob)
+        if v.status == "violated":
+            self.stats.violated += 1
+        elif v.status == "unknown":
+            self.stats.unknown += 1
+        elif v.how == "reachability":
+            self.stats.by_reachability += 1
+        elif v.how == "constant":
+            self.stats.by_constant += 1
+        elif v.how == "z3":
+            self.stats.by_z3 += 1
+        return v
+
+    def before(self, a: Site, b: Site) -> bool:
+        return self.hb.before(a, b)
+
+    # -- pruned mode ----------------------------------------------------------------------------
+    def _pruned(self, ob: Obligation) -> Verdict:
+        shape, hb = ob.shape, self.hb
+        if shape == "fact":
+            return Verdict("violated", "structure")
+        if shape == "range":
+            return self._cond(ob, ob.cond or ())
+        assert ob.first is not None and ob.second is not None
+        if shape == "order":
+            return Verdict("proved" if hb.before(ob.first, ob.second) else "violated", "reachability")
+        if shape == "order_any":
+            ok = any(hb.before(ob.first, t) for t in ob.targets)
+            return Verdict("proved" if ok else "violated", "reachability")
+        if shape == "order_if_overlap":
+            if hb.before(ob.first, ob.second):
+                return Verdict("proved", "reachability")
+            return self._cond(ob, ob.cond or ())
+        if shape == "conflict":
+            if ob.first is not ob.second and hb.ordered(ob.first, ob.second):
+                return Verdict("proved", "reachability")
+            return self._cond(ob, ob.cond or ())
+        if shape == "pack":
+            xs, ys = ob.groups
+            if all(hb.before(x.site, y.site) for x in xs for y in ys) or all(hb.before(y.site, x.site) for x in xs for y in ys):
+                return Verdict("proved", "reachability")
+            return self._cond(ob, ob.cond or ())
+        raise AssertionError(f"unknown obligation shape {shape}")
+
+    def _cond(self, ob: Obligation, cond: Cond) -> Verdict:
+        """Can the condition hold? Constants are evaluated; the rest goes to Z3."""
+        symbolic: list[tuple[Expr, ...]] = []
+        for conj in cond:
+            if all(e.is_const for e in conj):
+                if all(e.const > 0 for e in conj):
+                    return Verdict("violated", "constant")
+                continue
+            if any(e.is_const and e.const <= 0 for e in conj):
+                continue
+            symbolic.append(conj)
+        if not symbolic:
+            return Verdict("proved", "constant")
+        key = tuple(symbolic)
+        hit = self._cache.get(key)
+        if hit is not None:
+            return Verdict(hit.status, hit.how, dict(hit.values), hit.reason)
+        v = self._solve(ob, [cond_z3(self.model, key)], cond_exprs(key))
+        self._cache[key] = v
+        return v
+
+    # -- full mode ------------------------------------------------------------------------------
+    def times(self) -> list[z3.ArithRef]:
+        if self._times is None:
+            self._times = [z3.Int(f"t{e}") for e in range(len(self.model.graph))]
+        return self._times
+
+    def edges(self, t: list[z3.ArithRef]) -> list[z3.BoolRef]:
+        g = self.model.graph
+        return [t[u] < t[v] for u, v in zip(g.src, g.dst)]
+
+    def unordered(self, t: list[z3.ArithRef], a: Site, b: Site) -> z3.BoolRef:
+        """Some execution runs `b` before `a` is done: not `a ≺ b`."""
+        return t[b.start] < t[a.end] if b.start != a.end else z3.BoolVal(False)
+
+    def _full(self, ob: Obligation) -> Verdict:
+        if ob.shape == "fact":
+            return Verdict("violated", "structure")
+        cond = ob.cond
+        exprs = cond_exprs(cond) if cond else []
+        parts: list[z3.BoolRef] = [cond_z3(self.model, cond)] if cond is not None else []
+        if ob.shape != "range":
+            t = self.times()
+            parts.extend(self.edges(t))
+            a, b = ob.first, ob.second
+            assert a is not None and b is not None
+            if ob.shape in ("order", "order_if_overlap"):
+                parts.append(self.unordered(t, a, b))
+            elif ob.shape == "order_any":
+                parts.extend(self.unordered(t, a, x) for x in ob.targets)
+            elif ob.shape == "conflict":
+                if a is not b:
+                    parts.extend((self.unordered(t, a, b), self.unordered(t, b, a)))
+            elif ob.shape == "pack":
+                # Two executions: one runs some use of slice j no earlier than a use of slice i
+                # ends... and one the other way round: the slices are not separated in time.
+                t2 = [z3.Int(f"u{e}") for e in range(len(self.model.graph))]
+                parts.extend(self.edges(t2))
+                xs, ys = ob.groups
+                parts.append(z3.Or(*[self.unordered(t, x.site, y.site) for x in xs for y in ys]))
+                parts.append(z3.Or(*[self.unordered(t2, y.site, x.site) for x in xs for y in ys]))
+        return self._solve(ob, parts, exprs)
+
+    # -- Z3 ---------------------------------------------------------------------------------------
+    def _solve(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr]) -> Verdict:
+        assumptions, nonlinear = self.model.symbols.assumptions(exprs)
+        solver = z3.Solver()
+        solver.set("rlimit", self.rlimit)
+        solver.add(*assumptions, *parts)
+        self.stats.z3_queries += 1
+        if self.dump_dir is not None:
+            self._dump(ob, solver, nonlinear)
+        result = solver.check()
+        if result == z3.sat:
+            return Verdict("violated", "z3", self.model.symbols.model_values(solver.model(), exprs))
+        if result == z3.unsat:
+            return Verdict("proved", "z3")
+        return Verdict("unknown", "z3", reason=solver.reason_unknown())
+
+    def _dump(self, ob: Obligation, solver: z3.Solver, nonlinear: bool) -> None:
+        assert self.dump_dir is not None
+        os.makedirs(self.dump_dir, exist_ok=True)
+        name = f"{self.dump_prefix}_{self.stats.z3_queries:05d}_{ob.cls.lower()}.smt2"
+        where = ob.first.op.location if ob.first is not None else (ob.op.location if ob.op is not None else None)
+        logic = "QF_NIA" if nonlinear else "QF_LIA"
+        body = solver.to_smt2()
+        header = (
+            f"; streamproof obligation {ob.cls} ({ob.shape}) at {where}\n"
+            "; sat: the property can be violated (a counterexample exists); unsat: proved\n"
+            f"(set-logic {logic})\n"
+        )
+        with open(os.path.join(self.dump_dir, name), "w", encoding="utf-8") as f:
+            f.write(header + body)
+
+
+def event_label(model: FunctionModel, e: int) -> str:
+    kind = Ev(model.graph.kinds[e])
+    return kind.name.lower()

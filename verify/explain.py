@@ -1,0 +1,156 @@
+"""Turning a failed obligation into a user-facing `Violation`: names, bytes, ops, witness.
+
+Everything shown comes from the model and the Z3 model of the counterexample: concrete byte
+ranges are evaluated with the symbol values of that model, and the witness steps are the
+interleaving Z3 found.
+"""
+
+from __future__ import annotations
+
+from stream.ir.core import Location, Value
+from verify.discharge import Verdict
+from verify.events import Site
+from verify.model import Access, FunctionModel
+from verify.obligations import Obligation
+from verify.report import Namer, OpRef, Violation
+from verify.symbolic import Expr
+from verify.witness import Witness
+
+__all__ = ["make_violation", "deadlock_violation", "fmt_expr"]
+
+
+def fmt_expr(e: Expr, model: FunctionModel, names: Namer, values: dict[int, int] | None = None) -> str:
+    if e.is_const:
+        return str(e.const)
+    if values is not None and all(a in values for a in e.atoms()):
+        return str(model.symbols.evaluate(e, values))
+    parts: list[str] = []
+    for a, k in e.terms:
+        atom = model.symbols.atoms[a]
+        name = names(atom.value) if atom.value is not None else (atom.label or f"?{a}")
+        parts.append(name if k == 1 else f"{k}*{name}")
+    if e.const:
+        parts.append(str(e.const))
+    return " + ".join(parts).replace("+ -", "- ")
+
+
+def _known(e: Expr, values: dict[int, int]) -> bool:
+    return all(a in values for a in e.atoms())
+
+
+def _op_text(model: FunctionModel, site: Site, acc: Access | None, names: Namer, values: dict[int, int]) -> str:
+    op = site.op
+    head = op.name
+    if site.name.startswith("dispatch "):
+        head += " " + site.name.split(" ", 1)[1]
+    elif site.name.startswith("execute #"):
+        head += f" ({site.name})"
+    if acc is None:
+        return head
+    off = fmt_expr(acc.local, model, names, values)
+    length = fmt_expr(acc.length, model, names, values)
+    return f"{head}  {acc.label} {names(acc.value)}[{off} for {length}]"
+
+
+def _alloc_name(model: FunctionModel, value: Value, names: Namer) -> str:
+    return names(value)
+
+
+def _bytes(model: FunctionModel, ob: Obligation, values: dict[int, int]) -> tuple[int, int] | None:
+    ev = model.symbols.evaluate
+    x, y = ob.x, ob.y
+    if x is not None and y is not None and ob.shape in ("conflict", "order_if_overlap", "fact"):
+        lo = max(ev(x.lo, values), ev(y.lo, values))
+        hi = min(ev(x.hi, values), ev(y.hi, values))
+        return (lo, hi) if lo < hi else (ev(x.lo, values), ev(x.hi, values))
+    acc = x or y
+    if acc is not None:
+        return ev(acc.lo, values), ev(acc.hi, values)
+    return None
+
+
+def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[int, int], byte_range: tuple[int, int] | None) -> str:
+    alloc = ob.alloc
+    on = ""
+    if alloc is not None:
+        where = alloc.op.location if alloc.op is not None else alloc.location
+        on = f"on {names(alloc.value)} ({alloc.kind.value} at {where})"
+        if byte_range is not None:
+            on += f" bytes [{byte_range[0]}, {byte_range[1]})"
+    cls = ob.cls
+    r = ob.range_check
+    if cls == "OUT_OF_BOUNDS" and r is not None:
+        off = model.symbols.evaluate(r.offset, values) if _known(r.offset, values) else None
+        end = model.symbols.evaluate(r.offset + r.length, values) if _known(r.offset + r.length, values) else None
+        size = fmt_expr(r.size, model, names, values)
+        span = f" [{off}, {end})" if off is not None and end is not None else ""
+        of = f" of {names(r.value)}" if r.value is not None else ""
+        return f"{r.what}{span} exceeds the {size} bytes{of}"
+    if cls == "MISSED_WAIT" and ob.x is None and ob.y is None:
+        assert ob.second is not None and ob.first is not None
+        return f"{ob.second.name} consumes a value that {ob.first.name} produces, without waiting for it"
+    if cls in ("DOUBLE_FREE", "LEAK", "PACK_OVERLAP", "AFFINITY_MISMATCH", "BORROWED_INPUT_MUTATED") or ob.detail:
+        sep = ": " if on else ""
+        return f"{on}{sep}{ob.detail}" if ob.detail else on
+    return on
+
+
+def _context(model: FunctionModel, site: Site) -> str:
+    return site.context if site.path else ("host" if site.host else site.context)
+
+
+def make_violation(
+    model: FunctionModel, ob: Obligation, verdict: Verdict, witness: Witness | None, names: Namer, file_hint: str = ""
+) -> Violation:
+    values = dict(verdict.values)
+    if witness is not None:
+        values.update(witness.values)
+    byte_range = _bytes(model, ob, values)
+    sites: list[tuple[str, Site, Access | None]] = []
+    if ob.first is not None:
+        sites.append((ob.roles[0] or "op", ob.first, ob.x if ob.x is not None and ob.x.site is ob.first else None))
+    if ob.second is not None and ob.second is not ob.first:
+        sites.append((ob.roles[1] or "op", ob.second, ob.y if ob.y is not None and ob.y.site is ob.second else None))
+    elif ob.second is ob.first and ob.y is not None and ob.first is not None:
+        sites.append((ob.roles[1] or "op", ob.first, ob.y))
+    ops = [OpRef(role, _op_text(model, s, acc, names, values), s.op.location, _context(model, s)) for role, s, acc in sites]
+    if not ops and ob.op is not None:
+        ops.append(OpRef(ob.roles[0] or "op", ob.op.name, ob.op.location, ""))
+    primary: Location
+    if sites:
+        primary = max(sites, key=lambda t: t[1].order)[1].op.location
+    elif ob.op is not None:
+        primary = ob.op.location
+    elif ob.alloc is not None:
+        primary = ob.alloc.location
+    else:
+        primary = model.func.op.location
+    alloc = None
+    if ob.alloc is not None:
+        where = ob.alloc.op.location if ob.alloc.op is not None else ob.alloc.location
+        alloc = (_alloc_name(model, ob.alloc.value, names), ob.alloc.kind.value, where)
+    symbols: dict[str, str | int] = {}
+    for a, v in sorted(values.items()):
+        atom = model.symbols.atoms[a]
+        if atom.kind in ("argument", "pack_offset", "pack_total", "opaque", "argument_size") and atom.value is not None:
+            symbols[names(atom.value)] = v
+    v = Violation(
+        ob.cls, ob.severity, model.func.name, _message(model, ob, names, values, byte_range), primary, ops, alloc, byte_range,
+        witness, {k: int(x) for k, x in symbols.items()}, rule=ob.rule,
+    )
+    if witness is not None:
+        v.lanes = [(s.event, s.lane, s.verb, s.what, s.detail) for s in witness.steps]
+    return v
+
+
+def deadlock_violation(model: FunctionModel, cycle: list[int], names: Namer) -> Violation:
+    units = model.graph.units
+    ops: list[OpRef] = []
+    for u in cycle:
+        unit = units[u]
+        site = unit.site
+        if site is not None:
+            ops.append(OpRef("waits on" if not ops else "then", f"{site.op.name} ({unit.name})", site.op.location, _context(model, site)))
+    primary = ops[0].location if ops else model.func.op.location
+    msg = "a wait can never be satisfied: " + " -> ".join(units[u].name for u in cycle) + " -> (back to the start)"
+    return Violation("DEADLOCK", "error", model.func.name, msg, primary, ops)

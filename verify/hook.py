@@ -1,0 +1,138 @@
+"""Per-pass verification: the hook the pass manager calls after every pass.
+
+`install()` registers `hook(before, after, pass_name)` with `stream.passes.set_verify_hook`. The
+hook runs, on the pass output: the structural verifier, the safety properties (SPEC §3.3), and
+refinement against the pass input (SPEC §3.4, `verify.refinement`, when available). It returns
+the `verify.report.Report` (kept in the pass record) or raises
+`stream.passes.PassVerificationError(pass_name, report, message)`; the message is the
+counterexample text with `introduced by: <pass>`.
+
+Blame policy (decided here, tested in tests/verify/test_hook.py):
+* a violation the pass *input* already has (same class, same function, same ops by source
+  location; for allocation-level classes, the same allocation) is **pre-existing**: it is kept
+  in the report, marked `pre_existing`, and does not fail the pass; only new violations do;
+* the tie rules (reference A2: in-place writes of borrowed imports and constants, tie
+  linearity) are established by `materialize-copy-on-write`; in the output of a pass that runs
+  before it in the default pipeline they are reported but do not fail the pass;
+* an undecided obligation (solver unknown, rlimit) fails the pass (fail closed) unless the
+  input had the same undecided obligation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from stream.ir.core import Module
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.verifier import structural_diagnostics
+from verify.api import verify_module
+from verify.discharge import DEFAULT_RLIMIT
+from verify.report import OpRef, Report, Unknown, Violation
+
+__all__ = ["install", "make_hook", "refinement_findings", "ALLOCATION_CLASSES"]
+
+ALLOCATION_CLASSES = frozenset({"BORROWED_INPUT_MUTATED", "LEAK", "DOUBLE_FREE"})
+COW_PASS = "materialize-copy-on-write"
+
+Checker = Callable[..., Any]
+
+
+def refinement_checker() -> Checker | None:
+    """`verify.refinement.check_refinement`, or None when this build has no refinement checker."""
+    try:
+        from verify.refinement import check_refinement
+    except ImportError:
+        return None
+    return check_refinement  # type: ignore[no-any-return]
+
+
+def refinement_findings(before: Module, after: Module, function: str | None = None) -> tuple[list[Violation], list[Unknown]] | None:
+    """VALUE_MISMATCH violations and undecided cases of `after` against `before` (None when the
+    refinement checker is not available)."""
+    checker = refinement_checker()
+    if checker is None:
+        return None
+    try:
+        report = checker(before, after, function)
+    except DiagnosticError as e:
+        return [], [Unknown(function or "*", "VALUE_MISMATCH", e.diagnostic.location, f"refinement cannot check this input: {e.diagnostic.message}")]
+    violations = []
+    for m in report.mismatches:
+        where = m.location if m.location is not None else after.location
+        span = f" at bytes [{m.byte_range[0]}, {m.byte_range[1]})" if m.byte_range else ""
+        v = Violation(
+            getattr(m, "klass", "VALUE_MISMATCH"), "error", m.function, f"in @{m.function}: {m.what} differs{span}", where,
+            [OpRef("first diverging op", m.op or "?", where, "")], symbols=dict(m.example),
+        )
+        v.notes = [f"after:  {m.after}", f"before: {m.before}"] + ([f"why: {m.message}"] if m.message else [])
+        violations.append(v)
+    unknowns = [Unknown(u.function, "VALUE_MISMATCH", u.location or after.location, u.reason) for u in report.unknowns]
+    return violations, unknowns
+
+
+def _before_cow(pass_name: str) -> bool:
+    from stream.passes import DEFAULT_PIPELINE
+
+    if pass_name not in DEFAULT_PIPELINE or COW_PASS not in DEFAULT_PIPELINE:
+        return False
+    return DEFAULT_PIPELINE.index(pass_name) < DEFAULT_PIPELINE.index(COW_PASS)
+
+
+def make_hook(
+    smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT, smt_dump: str | None = None, refinement: bool = True
+) -> Callable[[Module, Module, str], Report]:
+    def hook(before: Module, after: Module, pass_name: str) -> Report:
+        from stream.passes import PassVerificationError
+
+        diagnostics = structural_diagnostics(after)
+        if diagnostics:
+            report = Report(after.location.file, smt, module=after)
+            text = "\n".join(d.render() for d in diagnostics[:10])
+            raise PassVerificationError(pass_name, report, f"{text}\n  introduced by: {pass_name} (the output is malformed)")
+        report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump)
+        if refinement:
+            found = refinement_findings(before, after)
+            if found is not None:
+                report.violations.extend(found[0])
+                report.unknowns.extend(found[1])
+                report.refinement = found
+        if not report.errors and not report.unknowns:
+            return report
+        prior = _prior(before, smt, rlimit)
+        keys = {v.key() for v in prior.violations}
+        alloc_keys = {v.alloc_key() for v in prior.violations if v.cls in ALLOCATION_CLASSES}
+        prior_unknowns = {(u.cls, str(u.location)) for u in prior.unknowns}
+        deferred = _before_cow(pass_name)
+        failing: list[Violation] = []
+        for v in report.violations:
+            if v.key() in keys or (v.cls in ALLOCATION_CLASSES and v.alloc_key() in alloc_keys):
+                v.pre_existing = True
+            elif v.severity == "error" and deferred and v.rule == "A2":
+                v.notes.append(f"not yet binding: {COW_PASS} establishes the in-place rules later in the pipeline")
+            else:
+                v.introduced_by = pass_name
+                if v.severity == "error":
+                    failing.append(v)
+        new_unknowns = [u for u in report.unknowns if (u.cls, str(u.location)) not in prior_unknowns]
+        if failing or new_unknowns:
+            text = "\n".join([*(v.text() for v in failing[:10]), *(u.text() for u in new_unknowns)])
+            raise PassVerificationError(pass_name, report, text)
+        return report
+
+    return hook
+
+
+def _prior(before: Module, smt: str, rlimit: int) -> Report:
+    """The violations of the pass input (nothing when the input cannot be checked)."""
+    try:
+        return verify_module(before, smt=smt, rlimit=rlimit)
+    except DiagnosticError:
+        return Report(before.location.file, smt)
+
+
+def install(smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT, smt_dump: str | None = None, refinement: bool = True) -> None:
+    """Make the pass manager verify every pass (called by `streamproof compile`)."""
+    from stream.passes import set_verify_hook
+
+    set_verify_hook(make_hook(smt, rlimit, smt_dump, refinement))

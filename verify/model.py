@@ -1,0 +1,360 @@
+"""The verification model of one function: events and edges, sites, accesses and lifetime facts.
+
+`build_model(function, module)` walks the function in program order. Every op's contribution
+comes from the effect rule table (`verify.rules.EFFECTS`, one rule per op name); unknown ops
+that touch resources get the conservative rule (a read and write of every resource operand,
+on the host at the top level). The `Builder` below is the vocabulary the rules use: host ops,
+device submissions, nested sites in regions, accesses with byte ranges, readiness uses,
+timepoints and lifetime facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stream.ir.core import Module, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import ResourceType
+from stream.ir.verifier import function_level
+from stream.ir.walk import Function
+from verify.events import Ev, EventGraph, Site, Unit
+from verify.storage import Allocation, StorageMap, View, analyze_storage
+from verify.symbolic import ZERO, Expr, Symbols
+
+__all__ = ["READ", "WRITE", "TOUCH", "Access", "Use", "FunctionModel", "Builder", "build_model"]
+
+TOUCH, READ, WRITE = 0, 1, 2  # TOUCH: no data access (cache control), still a use of the memory
+RW = READ | WRITE
+
+
+@dataclass(slots=True, eq=False)
+class Access:
+    """`site` touches `length` bytes at `lo` (absolute, in `view.alloc`) with `mode`.
+
+    `local` is the offset inside the accessed value (`value`, of declared size `view.size`);
+    `label` is how the op spells the access (`ro`, `wo`, `rw`, `source`, `target`, ...).
+    `transfer`: a transfer-style command, allowed to touch another device's memory.
+    `tie`: an in-place write that ends the version `view.version` (async level).
+    """
+
+    id: int
+    site: Site
+    value: Value
+    view: View
+    local: Expr
+    length: Expr
+    mode: int
+    label: str
+    transfer: bool = False
+    tie: bool = False
+
+    @property
+    def alloc(self) -> Allocation:
+        return self.view.alloc
+
+    @property
+    def lo(self) -> Expr:
+        return self.view.offset + self.local
+
+    @property
+    def hi(self) -> Expr:
+        return self.view.offset + self.local + self.length
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.mode & WRITE)
+
+    @property
+    def reads(self) -> bool:
+        return bool(self.mode & READ)
+
+
+@dataclass(slots=True, eq=False)
+class Use:
+    """Async level: `site` consumes `value`, which must be ready (produced) before it starts."""
+
+    site: Site
+    value: Value
+
+
+@dataclass(slots=True, eq=False)
+class RangeCheck:
+    """A structural byte-range fact to prove: `length` bytes at `offset` fit in `size`."""
+
+    site: Site | None
+    op: Op
+    what: str
+    offset: Expr
+    length: Expr
+    size: Expr
+    access: Access | None = None
+    value: Value | None = None  # the resource the range is in
+
+
+@dataclass(slots=True, eq=False)
+class FunctionModel:
+    func: Function
+    module: Module | None
+    level: str
+    storage: StorageMap
+    graph: EventGraph = field(default_factory=EventGraph)
+    accesses: list[Access] = field(default_factory=list)
+    uses: list[Use] = field(default_factory=list)
+    ready: dict[Value, Site] = field(default_factory=dict)
+    allocas: dict[int, Site] = field(default_factory=dict)  # allocation id -> alloca site
+    deallocas: list[tuple[Site, Allocation]] = field(default_factory=list)
+    retains: list[tuple[Site, Allocation, int]] = field(default_factory=list)  # +1 retain, -1 release
+    ranges: list[RangeCheck] = field(default_factory=list)
+    packs: list[Op] = field(default_factory=list)
+    escapes: dict[int, Site] = field(default_factory=dict)  # allocation id -> a site handing it out
+    completions: list[Site] = field(default_factory=list)  # after these the caller may observe memory (async ABI fences)
+    return_site: Site | None = None
+    tp_event: dict[Value, int | None] = field(default_factory=dict)
+    affinity_notes: list[tuple[Site, str]] = field(default_factory=list)
+    executes: dict[Op, int] = field(default_factory=dict)
+
+    @property
+    def symbols(self) -> Symbols:
+        return self.storage.symbols
+
+
+@dataclass(slots=True, eq=False)
+class _Frame:
+    """An open container: a region body being walked."""
+
+    unit: Unit
+    site: Site
+    parallel: bool
+    context: str
+    children: list[Site] = field(default_factory=list)
+    index: int = 0
+
+
+class Builder:
+    """What the effect rules use to describe an op."""
+
+    def __init__(self, model: FunctionModel) -> None:
+        self.model = model
+        self.graph = model.graph
+        self.storage = model.storage
+        self.symbols = model.storage.symbols
+        self.level = model.level
+        self.frames: list[_Frame] = []
+        self.last_host: int | None = None
+        self.top_index = 0
+        self._external_signals: dict[Value, list[int]] = {}
+        self._external_waits: list[tuple[int, tuple[Value, ...]]] = []
+        self._external_sources: dict[Value, int | None] = {}
+
+    # -- placement ----------------------------------------------------------------------------
+    @property
+    def in_region(self) -> bool:
+        return bool(self.frames)
+
+    def device(self, op: Op) -> frozenset[str] | None:
+        return self.storage.op_device.get(op)
+
+    @staticmethod
+    def lane_of(devices: frozenset[str] | None) -> str:
+        return "|".join("@" + d for d in sorted(devices)) if devices else "device"
+
+    def _host_event(self, kind: Ev, unit: Unit, site: Site | None, why: str = "program order") -> int:
+        e = self.graph.event(kind, unit.id, site)
+        if self.last_host is not None:
+            self.graph.edge(self.last_host, e, why)
+        self.last_host = e
+        return e
+
+    # -- sites --------------------------------------------------------------------------------
+    def host(self, op: Op, name: str = "", lane: str = "host") -> Site:
+        """A host op: one event on the host lane, after everything the host did before."""
+        if self.in_region:
+            return self.nested(op, name)
+        unit = self.graph.unit("host", lane, name or op.name)
+        site = Site(len(self.graph.sites), op, unit.id, (), (), -1, -1, lane, True, (self.top_index,), "host", self.device(op), name or op.name)
+        e = self._host_event(Ev.HOST, unit, site)
+        site.start = site.end = unit.entry = unit.exit = e
+        unit.site = site
+        self.graph.sites.append(site)
+        return site
+
+    def op_site(self, op: Op, name: str = "") -> Site:
+        """An op that does device work: nested in the current region, or (outside any region,
+        at the tensor and async levels before scheduling) a synchronous op on the host lane."""
+        if self.in_region:
+            return self.nested(op, name)
+        return self.host(op, name, lane=self.lane_of(self.device(op)))
+
+    def submit(self, op: Op, awaits: tuple[Value, ...], name: str) -> Site:
+        """A device op issued by the host: issue on the host lane, start once issued and every
+        awaited timepoint is reached, end before its result timepoint is reached."""
+        if self.in_region:
+            raise DiagnosticError.at(op.location, f"'{op.name}' cannot be nested in a region")
+        devices = self.device(op)
+        lane = self.lane_of(devices)
+        issue_unit = self.graph.unit("host", "host", name)
+        issue = self._host_event(Ev.ISSUE, issue_unit, None)
+        issue_unit.entry = issue_unit.exit = issue
+        unit = self.graph.unit("device", lane, name)
+        site = Site(len(self.graph.sites), op, unit.id, (), (), -1, -1, lane, False, (self.top_index,), f"on {lane}", devices, name)
+        self.graph.sites.append(site)
+        unit.site = site
+        issue_unit.site = site
+        site.start = unit.entry = self.graph.event(Ev.START, unit.id, site)
+        site.end = unit.exit = self.graph.event(Ev.END, unit.id, site)
+        self.graph.edge(issue, site.start, f"issue {name}")
+        for t in awaits:
+            e = self.model.tp_event.get(t)
+            if e is not None:
+                self.graph.edge(e, site.start, "await")
+        self.graph.edge(site.start, site.end, "runs")
+        return site
+
+    def nested(self, op: Op, name: str = "") -> Site:
+        frame = self.frames[-1]
+        parent = frame.site
+        path = parent.path + (frame.index,)
+        frame.index += 1
+        site = Site(
+            len(self.graph.sites), op, frame.unit.id, path, parent.parallel + (frame.parallel,), -1, -1,
+            parent.lane, False, parent.order + (path[-1],), frame.context, self.device(op), name or op.name.removeprefix("stream."),
+        )
+        self.graph.sites.append(site)
+        site.start = self.graph.event(Ev.START, frame.unit.id, site)
+        site.end = self.graph.event(Ev.END, frame.unit.id, site)
+        self.graph.edge(site.start, site.end, "runs")
+        frame.children.append(site)
+        return site
+
+    def open(self, site: Site, parallel: bool, context: str) -> None:
+        """Start walking the body of a container `site` (its children become nested sites)."""
+        self.frames.append(_Frame(self.graph.units[site.unit], site, parallel, context))
+
+    def close(self) -> None:
+        """Order the children of the innermost container: in block order, or all unordered
+        between the container's start and end."""
+        frame = self.frames.pop()
+        g, s = self.graph, frame.site
+        if frame.parallel:
+            for c in frame.children:
+                g.edge(s.start, c.start, "wave start")
+                g.edge(c.end, s.end, "wave end")
+        else:
+            prev = s.start
+            for c in frame.children:
+                g.edge(prev, c.start, "in order" if prev != s.start else "region start")
+                prev = c.end
+            g.edge(prev, s.end, "region end")
+
+    def walk(self, ops: tuple[Op, ...]) -> None:
+        from verify.rules import apply_rule
+
+        for op in ops:
+            apply_rule(self, op)
+
+    # -- timepoints ---------------------------------------------------------------------------
+    def timepoint(self, value: Value, event: int | None) -> None:
+        self.model.tp_event[value] = event
+
+    def reach(self, name: str, preds: list[tuple[int, str]], op: Op | None = None) -> int:
+        """A timepoint reached once all of `preds` happened (its own unit; with `op`, also a
+        site, so that obligations can name it)."""
+        unit = self.graph.unit("reach", "timeline", name)
+        site = None
+        if op is not None:
+            site = Site(len(self.graph.sites), op, unit.id, (), (), -1, -1, "timeline", False, (self.top_index,), "timeline", None, name)
+            self.graph.sites.append(site)
+            unit.site = site
+        e = self.graph.event(Ev.REACH, unit.id, site)
+        unit.entry = unit.exit = e
+        if site is not None:
+            site.start = site.end = e
+        for p, why in preds:
+            self.graph.edge(p, e, why)
+        return e
+
+    def exit_event(self, site: Site) -> int:
+        """The event after which what `site` did is visible outside its unit."""
+        return self.graph.units[site.unit].exit
+
+    def external_signal(self, values: tuple[Value, ...], event: int) -> None:
+        for v in values:
+            self._external_signals.setdefault(v, []).append(event)
+
+    def external_wait(self, event: int, values: tuple[Value, ...]) -> None:
+        self._external_waits.append((event, values))
+
+    def external_source(self, value: Value, event: int | None) -> None:
+        self._external_sources[value] = event
+
+    def link_externals(self) -> None:
+        """A timepoint imported from an external value this function itself signals (through
+        `chain_external` or `timepoint.export`) is reached only after that signal."""
+        for event, values in self._external_waits:
+            for v in values:
+                for s in self._external_signals.get(v, ()):
+                    self.graph.edge(s, event, "external signal")
+                src = self._external_sources.get(v)
+                if src is not None:
+                    self.graph.edge(src, event, "exported timepoint")
+
+    # -- accesses -----------------------------------------------------------------------------
+    def view(self, value: Value) -> View | None:
+        return self.storage.view(value)
+
+    def access(
+        self, site: Site, value: Value, offset: Expr, length: Expr, mode: int, label: str, transfer: bool = False, tie: bool = False
+    ) -> Access | None:
+        view = self.storage.view(value)
+        if view is None:
+            return None
+        a = Access(len(self.model.accesses), site, value, view, offset, length, mode, label, transfer, tie)
+        self.model.accesses.append(a)
+        self.model.ranges.append(RangeCheck(site, site.op, f"the {label} range", offset, length, view.size, a, value))
+        return a
+
+    def whole(self, site: Site, value: Value, mode: int, label: str, transfer: bool = False, tie: bool = False) -> Access | None:
+        view = self.storage.view(value)
+        if view is None:
+            return None
+        a = Access(len(self.model.accesses), site, value, view, ZERO, view.size, mode, label, transfer, tie)
+        self.model.accesses.append(a)
+        return a
+
+    def use(self, site: Site, value: Value) -> None:
+        if self.level in ("async", "tensor") and isinstance(value.type, ResourceType):
+            self.model.uses.append(Use(site, value))
+
+    def produce(self, site: Site, values: tuple[Value, ...]) -> None:
+        for v in values:
+            if isinstance(v.type, ResourceType):
+                self.model.ready[v] = site
+
+    def escape(self, site: Site, value: Value) -> None:
+        view = self.storage.view(value)
+        if view is not None:
+            self.model.escapes.setdefault(view.alloc.id, site)
+
+
+def refuse_control_flow(func: Function) -> None:
+    for op in func.op.walk():
+        if op.name.startswith(("scf.", "cf.")):
+            raise DiagnosticError.at(
+                op.location, f"'{op.name}' in @{func.name}: control flow is not supported by the verifier yet (straight-line functions only)"
+            )
+
+
+def build_model(func: Function, module: Module | None = None) -> FunctionModel:
+    """The model of one function (`DiagnosticError` for functions it cannot reason about)."""
+    refuse_control_flow(func)
+    storage = analyze_storage(func, module)
+    level = function_level(func.op) or "host"
+    model = FunctionModel(func, module, level, storage)
+    b = Builder(model)
+    from verify.rules import apply_rule
+
+    for i, op in enumerate(func.body.ops):
+        b.top_index = i
+        apply_rule(b, op)
+    b.link_externals()
+    return model

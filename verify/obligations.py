@@ -1,0 +1,369 @@
+"""Proof obligations: what must hold for a function to be free of each property class.
+
+Each obligation is an explicit object with a *shape* saying what must be shown:
+
+* `order`: `first` ends before `second` starts on every execution (lifetimes, readiness, the
+  caller-visible completion of the function);
+* `order_if_overlap`: the same, unless the byte ranges in `cond` cannot intersect (tie
+  linearity: a reader of a value before the in-place write that replaces it);
+* `conflict`: the two sites are ordered one way or the other, unless the ranges cannot intersect
+  (races; with `first is second`, an op that conflicts with itself);
+* `range`: the condition `cond` (a disjunction of conjunctions of linear facts `e > 0`) is
+  unsatisfiable (bounds, pack slices, writes to read-only storage);
+* `fact`: violated by the program's structure alone (two frees, a leak, a cycle).
+
+`generate(model, full)` lists them. In full mode nothing is pruned: every pair of accesses on one
+allocation is listed, even where constant ranges are disjoint.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from stream.ir.core import Op
+from stream.ir.types import Lifetime
+from verify.events import Site
+from verify.model import Access, FunctionModel, RangeCheck
+from verify.storage import Allocation
+from verify.symbolic import Expr, overlaps, pack_intervals
+
+__all__ = ["Obligation", "Cond", "generate", "overlap_cond", "race_class"]
+
+# A condition: a disjunction of conjunctions; each literal `e` means `e > 0`.
+Cond = tuple[tuple[Expr, ...], ...]
+
+
+def overlap_cond(x: Access, y: Access) -> Cond:
+    return ((x.hi - y.lo, y.hi - x.lo, x.length, y.length),)
+
+
+@dataclass(slots=True, eq=False)
+class Obligation:
+    cls: str
+    shape: str
+    first: Site | None = None
+    second: Site | None = None
+    x: Access | None = None
+    y: Access | None = None
+    alloc: Allocation | None = None
+    cond: Cond | None = None
+    roles: tuple[str, str] = ("", "")
+    detail: str = ""
+    rule: str = ""
+    op: Op | None = None
+    severity: str = "error"
+    extra: tuple[int, ...] = ()  # DEADLOCK: the units on the cycle; PACK_OVERLAP: the slices
+    targets: tuple[Site, ...] = ()  # order_any: `first` must end before one of these starts
+    groups: tuple[tuple[Access, ...], tuple[Access, ...]] = ((), ())  # pack: the two slices' accesses
+    range_check: RangeCheck | None = None  # OUT_OF_BOUNDS: the range and the size it must fit in
+
+
+def race_class(x: Access, y: Access) -> tuple[str, Access, Access, tuple[str, str]]:
+    """Name a conflict by program order: (class, earlier access, later access, roles)."""
+    a, b = (x, y) if x.site.order <= y.site.order else (y, x)
+    if a.writes and b.writes:
+        return "RACE_WRITE_AFTER_WRITE", a, b, ("write", "write")
+    if a.writes:
+        if a.site.unit != b.site.unit:
+            return "MISSED_WAIT", a, b, ("producer", "consumer")
+        return "RACE_READ_AFTER_WRITE", a, b, ("write", "read")
+    if a is b or a.site is b.site:
+        return "RACE_READ_AFTER_WRITE", b, a, ("write", "read")
+    return "RACE_WRITE_AFTER_READ", a, b, ("read", "write")
+
+
+# -- races -----------------------------------------------------------------------------------------
+def _pairs(group: list[Access], full: bool) -> Iterator[tuple[Access, Access]]:
+    """Pairs of accesses of one allocation, at least one a write, whose ranges may intersect
+    (all pairs in full mode). Constant ranges are swept in offset order; symbolic ones are
+    paired with everything."""
+    data = [a for a in group if a.mode]
+    if full:
+        for i, x in enumerate(data):
+            for y in data[i + 1:]:
+                if x.writes or y.writes:
+                    yield x, y
+        return
+    static = [a for a in data if a.lo.is_const and a.length.is_const]
+    dynamic = [a for a in data if not (a.lo.is_const and a.length.is_const)]
+    static.sort(key=lambda a: a.lo.const)
+    writers: list[tuple[int, int, Access]] = []  # heaps of (hi, id, access) still open
+    readers: list[tuple[int, int, Access]] = []
+    for a in static:
+        lo, hi = a.lo.const, a.lo.const + a.length.const
+        if hi <= lo:
+            continue
+        for heap in (writers, readers):
+            while heap and heap[0][0] <= lo:
+                heapq.heappop(heap)
+        for _, _, w in writers:
+            yield w, a
+        if a.writes:
+            for _, _, r in readers:
+                yield r, a
+        heapq.heappush(writers if a.writes else readers, (hi, a.id, a))
+    for i, d in enumerate(dynamic):
+        for other in static + dynamic[i + 1:]:
+            if d.writes or other.writes:
+                yield d, other
+
+
+def races(model: FunctionModel, full: bool) -> Iterator[Obligation]:
+    by_alloc: dict[int, list[Access]] = defaultdict(list)
+    for a in model.accesses:
+        by_alloc[a.alloc.id].append(a)
+    cmd = model.level == "cmd"
+    for group in by_alloc.values():
+        for x, y in _pairs(group, full):
+            # At the async level value semantics order everything but an op with itself
+            # (ties and readiness are checked by their own obligations).
+            if not cmd and x.site is not y.site:
+                continue
+            if model.level == "tensor":
+                continue
+            cls, a, b, roles = race_class(x, y)
+            yield Obligation(cls, "conflict", a.site, b.site, a, b, a.alloc, overlap_cond(a, b), roles)
+
+
+# -- lifetimes -------------------------------------------------------------------------------------
+def _by_site(accesses: list[Access]) -> dict[tuple[int, int], Access]:
+    out: dict[tuple[int, int], Access] = {}
+    for a in accesses:
+        out.setdefault((a.site.id, a.alloc.id), a)
+    return out
+
+
+def lifetimes(model: FunctionModel) -> Iterator[Obligation]:
+    per_site = _by_site(model.accesses)
+    by_alloc: dict[int, list[Access]] = defaultdict(list)
+    for a in per_site.values():
+        by_alloc[a.alloc.id].append(a)
+    for alloc_id, site in model.allocas.items():
+        for a in by_alloc.get(alloc_id, ()):
+            if a.site is not site:
+                yield Obligation("USE_BEFORE_ALLOC", "order", site, a.site, None, a, a.alloc, roles=("alloca", "access"))
+    for d, alloc in model.deallocas:
+        alloca = model.allocas.get(alloc.id)
+        if alloca is not None:
+            yield Obligation(
+                "USE_BEFORE_ALLOC", "order", alloca, d, alloc=alloc, roles=("alloca", "dealloca"),
+                detail="the dealloca may run before the allocation is made",
+            )
+        for a in by_alloc.get(alloc.id, ()):
+            yield Obligation("USE_AFTER_FREE", "order", a.site, d, a, None, alloc, roles=("access", "dealloca"))
+    for site, alloc in _release_frees(model):
+        for a in by_alloc.get(alloc.id, ()):
+            if a.site is not site:
+                yield Obligation(
+                    "USE_AFTER_FREE", "order", a.site, site, a, None, alloc, roles=("access", "release"),
+                    detail="the release drops the last claim on the resource",
+                )
+
+
+def _release_frees(model: FunctionModel) -> list[tuple[Site, Allocation]]:
+    """Releases that drop the last claim on an owned allocation (its count starts at 1)."""
+    counts: dict[int, int] = {}
+    out: list[tuple[Site, Allocation]] = []
+    for site, alloc, delta in sorted(model.retains, key=lambda r: r[0].order):
+        if not alloc.owned:
+            continue
+        n = counts.get(alloc.id, 1) + delta
+        counts[alloc.id] = n
+        if n == 0 and delta < 0:
+            out.append((site, alloc))
+    return out
+
+
+def frees(model: FunctionModel) -> Iterator[Obligation]:
+    seen: dict[int, Site] = {}
+    for site, alloc in sorted([*model.deallocas, *_release_frees(model)], key=lambda p: p[0].order):
+        kind = "dealloca" if site.op.name.endswith("dealloca") else "release"
+        if site.op.name.endswith("dealloca"):
+            if not alloc.owned:
+                yield Obligation(
+                    "DOUBLE_FREE", "fact", site, None, alloc=alloc, roles=(kind, ""),
+                    detail=f"frees storage the function does not own ({alloc.kind.value})",
+                )
+            elif alloc.indeterminate:
+                yield Obligation(
+                    "DOUBLE_FREE", "fact", site, None, alloc=alloc, roles=(kind, ""),
+                    detail="frees an `indeterminate` allocation, which only its last release may free",
+                )
+        prior = seen.get(alloc.id)
+        if prior is not None:
+            yield Obligation("DOUBLE_FREE", "fact", prior, site, alloc=alloc, roles=("free", "free"), detail="the allocation is freed twice")
+        else:
+            seen[alloc.id] = site
+    freed = {a.id for _, a in model.deallocas} | {a.id for _, a in _release_frees(model)}
+    for alloc in model.storage.allocations:
+        if alloc.owned and alloc.lifetime is Lifetime.TRANSIENT and alloc.id not in freed and alloc.id not in model.escapes:
+            yield Obligation(
+                "LEAK", "fact", model.allocas.get(alloc.id), None, alloc=alloc, roles=("alloca", ""), severity="warning",
+                detail="the transient allocation is never freed",
+                op=alloc.op,
+            )
+
+
+# -- async level: readiness and tie linearity -------------------------------------------------------
+def readiness(model: FunctionModel) -> Iterator[Obligation]:
+    seen: set[tuple[int, int]] = set()
+    units = model.graph.units
+    for use in model.uses:
+        producer = model.ready.get(use.value)
+        if producer is None or producer is use.site or (producer.id, use.site.id) in seen:
+            continue
+        seen.add((producer.id, use.site.id))
+        crosses = producer.unit != use.site.unit and units[producer.unit].kind == "device"
+        cls = "MISSED_WAIT" if crosses else "RACE_READ_AFTER_WRITE"
+        yield Obligation(cls, "order", producer, use.site, roles=("producer", "consumer"), op=use.site.op)
+
+
+def ties(model: FunctionModel) -> Iterator[Obligation]:
+    """Reference rule A2: an in-place write ends its operand's version, so every other access of
+    that version (through any alias) must happen before it; two in-place writes of one version
+    cannot both be right."""
+    if model.level != "async":
+        return
+    versions: dict[tuple[int, int], list[Access]] = defaultdict(list)
+    for a in model.accesses:
+        versions[(a.alloc.id, a.view.version)].append(a)
+    for group in versions.values():
+        writers = [a for a in group if a.tie]
+        for t in writers:
+            for other in group:
+                if other.site is t.site:
+                    continue
+                if other.tie:
+                    if other.id < t.id:
+                        yield Obligation(
+                            "RACE_WRITE_AFTER_WRITE", "fact", other.site, t.site, other, t, t.alloc, roles=("write", "write"), rule="A2",
+                            detail="two in-place writes consume the same value",
+                        )
+                    continue
+                yield Obligation(
+                    "RACE_WRITE_AFTER_READ", "order_if_overlap", other.site, t.site, other, t, t.alloc, overlap_cond(other, t),
+                    ("read", "write"), rule="A2",
+                )
+
+
+# -- the rest ---------------------------------------------------------------------------------------
+def borrowed(model: FunctionModel) -> Iterator[Obligation]:
+    if model.level == "tensor":
+        return
+    seen: set[tuple[int, int]] = set()
+    for a in model.accesses:
+        if not a.writes or a.alloc.readonly is None or a.label == "upload" or (a.site.id, a.alloc.id) in seen:
+            continue
+        seen.add((a.site.id, a.alloc.id))
+        yield Obligation(
+            "BORROWED_INPUT_MUTATED", "range", a.site, None, a, None, a.alloc, ((a.length,),), ("write", ""),
+            detail=f"writes {a.alloc.readonly}", rule="A2" if model.level == "async" else "",
+        )
+
+
+def bounds(model: FunctionModel) -> Iterator[Obligation]:
+    for r in model.ranges:
+        cond: Cond = ((r.offset + r.length - r.size,), (-r.offset,), (-r.length,))
+        yield Obligation(
+            "OUT_OF_BOUNDS", "range", r.site, None, r.access, None, r.access.alloc if r.access is not None else None, cond,
+            ("access", ""), detail=r.what, op=r.op, range_check=r,
+        )
+
+
+def packs(model: FunctionModel) -> Iterator[Obligation]:
+    """Accesses through a slice of a `resource.pack` stay in the slice; slices the pack may lay
+    out on the same bytes (disjoint lifetime intervals) are used one after the other."""
+    s = model.symbols
+    for op in model.packs:
+        offsets = [s.expr(r) for r in op.results[1:]]
+        sizes = [s.expr(v) for v in op.operands[len(op.operands) - len(offsets):]]
+        intervals = pack_intervals(op)
+        members: list[list[Access]] = [[] for _ in offsets]
+        for a in model.accesses:
+            lo = dict(a.lo.terms)
+            for i, off in enumerate(offsets):
+                if off.terms and lo.get(off.terms[0][0]) == 1:
+                    members[i].append(a)
+        for i, group in enumerate(members):
+            for a in group:
+                cond: Cond = ((offsets[i] - a.lo, a.length), (a.hi - offsets[i] - sizes[i], a.length))
+                yield Obligation(
+                    "PACK_OVERLAP", "range", a.site, None, a, None, a.alloc, cond, ("access", ""), op=op,
+                    detail=f"the access leaves slice #{i} of the pack",
+                )
+        for i in range(len(members)):
+            for j in range(i):
+                if not members[i] or not members[j]:
+                    continue
+                if i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]):
+                    continue
+                # The pack may lay the two slices on the same bytes: fine only if every use of
+                # one happens before every use of the other.
+                x, y = members[j][0], members[i][0]
+                cond: Cond = ((offsets[j] + sizes[j] - offsets[i], offsets[i] + sizes[i] - offsets[j], sizes[j], sizes[i]),)
+                yield Obligation(
+                    "PACK_OVERLAP", "pack", x.site, y.site, x, y, x.alloc, cond, (f"slice #{j}", f"slice #{i}"), op=op,
+                    detail=f"slices #{j} and #{i} may share bytes (their lifetime intervals are disjoint) but are in use at the same time",
+                    extra=(j, i), groups=(tuple(members[j]), tuple(members[i])),
+                )
+
+
+def affinity(model: FunctionModel) -> Iterator[Obligation]:
+    units = model.graph.units
+    seen: set[tuple[int, int]] = set()
+    for a in model.accesses:
+        if a.transfer or a.label in ("load", "store", "return", "unknown op", "upload"):
+            continue
+        d, p = a.site.device, a.alloc.placement
+        if d is None or p is None or d & p or (a.site.id, a.alloc.id) in seen:
+            continue
+        seen.add((a.site.id, a.alloc.id))
+        yield Obligation(
+            "AFFINITY_MISMATCH", "fact", a.site, None, a, None, a.alloc, roles=("access", ""),
+            detail=f"runs on {_devices(d)} but the resource lives on {_devices(p)}",
+        )
+    for site in model.graph.sites:
+        if site.path and site.device is not None:
+            region = units[site.unit].site
+            if region is not None and region.device is not None and not site.device & region.device:
+                yield Obligation(
+                    "AFFINITY_MISMATCH", "fact", site, None, roles=("op", ""),
+                    detail=f"is placed on {_devices(site.device)} inside a region on {_devices(region.device)}",
+                )
+
+
+def _devices(d: frozenset[str]) -> str:
+    return "|".join("@" + x for x in sorted(d))
+
+
+def completion(model: FunctionModel) -> Iterator[Obligation]:
+    """What the caller can observe (its own storage, and what it gets back) must be finished
+    when it may look: at the return (synchronous ABI) or at a signalled fence (async ABI)."""
+    targets = model.completions or ([model.return_site] if model.return_site is not None else [])
+    if not targets:
+        return
+    seen: set[int] = set()
+    for a in model.accesses:
+        visible = a.alloc.caller_visible or a.alloc.id in model.escapes
+        if not visible or a.site.id in seen or a.site.host:
+            continue
+        seen.add(a.site.id)
+        t = targets[-1]
+        yield Obligation(
+            "MISSED_WAIT", "order" if len(targets) == 1 else "order_any", a.site, t, a, None, a.alloc,
+            roles=("access", "return" if t is model.return_site else "fence"),
+            detail="is not finished when the caller may observe the memory",
+            targets=tuple(targets),
+        )
+
+
+def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
+    out: list[Obligation] = []
+    for gen in (races(model, full), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
+                packs(model), affinity(model), completion(model)):
+        out.extend(gen)
+    return out
+

@@ -1,0 +1,66 @@
+"""Effect rules: what each op contributes to the verification model, one rule per op name.
+
+A rule `fn(builder, op)` declares the op's events and edges (a host op, a device submission, a
+nested site in a region), its accesses (byte ranges and modes), readiness uses, timepoints and
+lifetime facts through the `verify.model.Builder` vocabulary. Adding an op adds a rule here,
+not a special case elsewhere.
+
+Ops without a rule: pure ops (index arithmetic, `hal.*` helpers) contribute nothing; any other op
+that takes or returns a resource is treated conservatively (`unknown_op`): it reads and writes
+all of every resource operand (on the host outside regions), and its resource results are
+storage the verifier knows nothing about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from stream.ir.core import Op
+from stream.ir.types import ResourceType
+from verify.model import RW, Builder
+
+__all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE"]
+
+EffectRule = Callable[[Builder, Op], None]
+EFFECTS: dict[str, EffectRule] = {}
+
+# Ops with no effect on storage or ordering (their index results are evaluated symbolically).
+PURE = frozenset({
+    "stream.yield", "stream.tensor.sizeof", "stream.resource.size", "stream.resource.is_terminal",
+    "hal.element_type", "hal.encoding_type", "hal.buffer_view.assert", "stream.binding.subspan",
+    "stream.executable", "stream.executable.export", "stream.executable.end", "stream.return",
+    "util.global", "util.initializer.return",
+})
+
+
+def effect(*names: str) -> Callable[[EffectRule], EffectRule]:
+    def wrap(fn: EffectRule) -> EffectRule:
+        for n in names:
+            EFFECTS[n] = fn
+        return fn
+
+    return wrap
+
+
+def apply_rule(b: Builder, op: Op) -> None:
+    rule = EFFECTS.get(op.name)
+    if rule is not None:
+        rule(b, op)
+    elif op.name in PURE or op.dialect == "arith":
+        return
+    elif any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
+        unknown_op(b, op)
+
+
+def unknown_op(b: Builder, op: Op) -> None:
+    """Conservative: reads and writes all of every resource operand and may keep it."""
+    site = b.op_site(op, op.name)
+    for v in op.operands:
+        if isinstance(v.type, ResourceType):
+            b.use(site, v)
+            b.whole(site, v, RW, "unknown op")
+            b.escape(site, v)
+    b.produce(site, op.results)
+
+
+from verify.rules import async_ops, cmd_ops, host_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401

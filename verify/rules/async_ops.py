@@ -1,0 +1,220 @@
+"""Async- and tensor-level ops on value-semantic resources.
+
+Inside an execute region each op is a nested site; outside any region (the async level before
+scheduling, and the tensor level) it runs synchronously on the host lane. Every resource operand
+is a *use* (it must be ready first) and an *access* of the bytes the op names; an operand a
+result is tied to is written in place (`tie`: the write ends the operand's version). Untied
+results are fresh values, ready when the op ends.
+"""
+
+from __future__ import annotations
+
+from stream.ir.core import Op, Value
+from stream.ir.spec import OpSpec, spec_of
+from stream.ir.types import ResourceType, element_byte_width
+from verify.model import READ, RW, WRITE, Builder
+from verify.rules import effect
+from verify.symbolic import Expr, const
+
+
+def _spec(op: Op) -> OpSpec:
+    spec = spec_of(op)
+    assert spec is not None, op.name
+    return spec
+
+
+def _one(spec: OpSpec, op: Op, name: str) -> Value:
+    return spec.operand_group(op, name)[0]
+
+
+def _tied_operands(spec: OpSpec, op: Op) -> set[int]:
+    out: set[int] = set()
+    for i in range(len(op.results)):
+        t = spec.tied_operand(op, i)
+        if t is not None:
+            out.add(t)
+    return out
+
+
+def _entry(op: Op) -> str:
+    eps = op.properties.get("entry_points")
+    text = str(eps.elements[0]) if eps is not None and getattr(eps, "elements", None) else "?"
+    return text.split("::")[-1]
+
+
+@effect("stream.async.dispatch")
+def dispatch(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, f"dispatch {_entry(op)}")
+    base = spec.operand_offset(op, "resource_operands")
+    tied = _tied_operands(spec, op)
+    offsets = iter(spec.operand_group(op, "resource_operand_offsets"))
+    lengths = iter(spec.operand_group(op, "resource_operand_lengths"))
+    for j, v in enumerate(spec.operand_group(op, "resource_operands")):
+        if not isinstance(v.type, ResourceType):
+            continue
+        off, length = b.symbols.expr(next(offsets)), b.symbols.expr(next(lengths))
+        b.use(site, v)
+        if base + j in tied:
+            b.access(site, v, off, length, RW, "rw", tie=True)
+        else:
+            b.access(site, v, off, length, READ, "ro")
+    b.produce(site, op.results)
+
+
+@effect("stream.async.update")
+def update(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, "update")
+    target, upd = _one(spec, op, "target"), _one(spec, op, "update")
+    off = b.symbols.expr(_one(spec, op, "target_offset"))
+    end = b.symbols.expr(_one(spec, op, "target_end"))
+    b.use(site, upd)
+    b.use(site, target)
+    b.whole(site, upd, READ, "update")
+    b.access(site, target, off, end - off, WRITE, "target", tie=True)
+    b.produce(site, op.results)
+
+
+@effect("stream.async.copy")
+def copy(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, "copy")
+    source, target = _one(spec, op, "source"), _one(spec, op, "target")
+    length = b.symbols.expr(_one(spec, op, "length"))
+    b.use(site, source)
+    b.use(site, target)
+    b.access(site, source, b.symbols.expr(_one(spec, op, "source_offset")), length, READ, "source")
+    b.access(site, target, b.symbols.expr(_one(spec, op, "target_offset")), length, WRITE, "target", tie=True)
+    b.produce(site, op.results)
+
+
+@effect("stream.async.fill")
+def fill(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, "fill")
+    target = _one(spec, op, "target")
+    b.use(site, target)
+    off = b.symbols.expr(_one(spec, op, "target_offset"))
+    b.access(site, target, off, b.symbols.expr(_one(spec, op, "target_length")), WRITE, "target", tie=True)
+    b.produce(site, op.results)
+
+
+@effect("stream.async.clone", "stream.tensor.clone")
+def clone(b: Builder, op: Op) -> None:
+    site = b.op_site(op, "clone")
+    source = op.operands[0]
+    b.use(site, source)
+    b.whole(site, source, READ, "source")
+    b.produce(site, op.results)
+
+
+@effect("stream.async.slice")
+def slice_(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, "slice")
+    source = _one(spec, op, "source")
+    off = b.symbols.expr(_one(spec, op, "source_offset"))
+    end = b.symbols.expr(_one(spec, op, "source_end"))
+    b.use(site, source)
+    b.access(site, source, off, end - off, READ, "source")
+    b.produce(site, op.results)
+
+
+@effect("stream.async.transfer")
+def transfer(b: Builder, op: Op) -> None:
+    site = b.op_site(op, "transfer")
+    source = op.operands[0]
+    b.use(site, source)
+    b.whole(site, source, READ, "source", transfer=True)
+    b.produce(site, op.results)
+
+
+@effect(
+    "stream.async.splat", "stream.async.alloca", "stream.async.constant",
+    "stream.tensor.splat", "stream.tensor.empty", "stream.tensor.constant",
+)
+def create(b: Builder, op: Op) -> None:
+    """A fresh value: no access of existing storage."""
+    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    b.produce(site, op.results)
+
+
+@effect("stream.async.barrier", "stream.async.cast")
+def passthrough(b: Builder, op: Op) -> None:
+    """The same value under another name: it is ready when its operand is."""
+    src = b.model.ready.get(op.operands[0])
+    if src is not None:
+        b.model.ready[op.results[0]] = src
+
+
+def _scalar_bytes(v: Value) -> Expr:
+    w = element_byte_width(v.type)
+    return const(w if w is not None else 1)
+
+
+@effect("stream.async.load")
+def load(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.host(op, "load")
+    source = _one(spec, op, "source")
+    b.use(site, source)
+    b.access(site, source, b.symbols.expr(_one(spec, op, "source_offset")), _scalar_bytes(op.results[0]), READ, "load")
+
+
+@effect("stream.async.store")
+def store(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.host(op, "store")
+    target = _one(spec, op, "target")
+    b.use(site, target)
+    off = b.symbols.expr(_one(spec, op, "target_offset"))
+    b.access(site, target, off, _scalar_bytes(_one(spec, op, "value")), WRITE, "store", tie=True)
+    b.produce(site, op.results)
+
+
+# -- tensor level: byte ranges are not explicit yet, so accesses cover whole resources ----------
+@effect("stream.tensor.dispatch")
+def tensor_dispatch(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, f"dispatch {_entry(op)}")
+    base = spec.operand_offset(op, "mixed_operands")
+    tied = _tied_operands(spec, op)
+    for j, v in enumerate(spec.operand_group(op, "mixed_operands")):
+        if isinstance(v.type, ResourceType):
+            b.use(site, v)
+            if base + j in tied:
+                b.whole(site, v, RW, "rw", tie=True)
+            else:
+                b.whole(site, v, READ, "ro")
+    b.produce(site, op.results)
+
+
+@effect("stream.tensor.update")
+def tensor_update(b: Builder, op: Op) -> None:
+    spec = _spec(op)
+    site = b.op_site(op, "update")
+    target, upd = _one(spec, op, "target"), _one(spec, op, "update")
+    b.use(site, upd)
+    b.use(site, target)
+    b.whole(site, upd, READ, "update")
+    b.whole(site, target, WRITE, "target", tie=True)
+    b.produce(site, op.results)
+
+
+@effect("stream.tensor.fill", "stream.tensor.store")
+def tensor_write(b: Builder, op: Op) -> None:
+    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    target = op.operands[0]
+    b.use(site, target)
+    b.whole(site, target, WRITE, "target", tie=True)
+    b.produce(site, op.results)
+
+
+@effect("stream.tensor.slice", "stream.tensor.load")
+def tensor_read(b: Builder, op: Op) -> None:
+    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    source = op.operands[0]
+    b.use(site, source)
+    b.whole(site, source, READ, "source")
+    b.produce(site, op.results)

@@ -1,0 +1,372 @@
+"""The storage map: which allocation, at which byte offset, every resource value names.
+
+SPEC §3.2: a resource value is a window `(allocation, offset, size)` of some allocation. Values
+get their storage from the op that defines them, by a rule table keyed by op name:
+
+* allocations: `resource.alloca` / `resource.alloc` (owned), `tensor.import` (borrowed, or owned
+  by the program with `consume`), `resource.constants`, resource-typed function arguments
+  (caller storage), and at the async and tensor levels every untied result (a fresh value);
+* aliases: `resource.subview` (adds its offset), region captures (block arguments alias the
+  captured operands), tied results (the result *is* its operand's storage: a new *version* of it),
+  `timepoint.await` / `timepoint.barrier` / `async.cast` results (the same version passed through),
+  execute and concurrent results (the storage of the value the region yields).
+
+`version` numbers the values of one storage at the async level: an in-place write (a tie) ends
+the operand's version and starts a new one, so "every reader of the old version happens before
+the writer" is the tie-linearity rule (reference A2). Unknown ops that return resources get an
+`UNKNOWN` allocation (never assumed to alias anything else; never freeable).
+
+Assumptions: distinct imports and distinct resource arguments do not alias (SPEC §3.2).
+
+API: `analyze_storage(function, module=None) -> StorageMap`; `StorageMap.view(value)`;
+`StorageMap.symbols` holds the symbolic index values (see `verify.symbolic`).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from stream.ir.attributes import AnyAffinity, Attribute
+from stream.ir.core import Block, Location, Module, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import OpSpec, spec_of
+from stream.ir.types import Lifetime, ResourceType
+from stream.ir.walk import Function
+from verify.symbolic import ZERO, Expr, Symbols
+
+__all__ = ["AllocKind", "Allocation", "View", "StorageMap", "analyze_storage", "devices_of", "STORAGE_RULES"]
+
+
+class AllocKind(enum.Enum):
+    ALLOCA = "alloca"
+    ALLOC = "alloc"
+    IMPORT = "import"  # borrowed: the caller's storage, read-only
+    IMPORT_CONSUMED = "import consume"  # ownership passed to the program
+    ARGUMENT = "argument"  # a resource-typed function argument (caller storage, read/write)
+    CONSTANTS = "constants"  # stream.resource.constants
+    VALUE = "value"  # a fresh async/tensor-level value
+    UNKNOWN = "unknown"  # produced by an op the verifier does not model
+
+
+@dataclass(slots=True, eq=False)
+class Allocation:
+    id: int
+    kind: AllocKind
+    value: Value
+    op: Op | None
+    size: Expr
+    lifetime: Lifetime | None
+    placement: frozenset[str] | None  # devices it may live on; None = unknown (any device)
+    location: Location
+    indeterminate: bool = False
+
+    @property
+    def readonly(self) -> str | None:
+        """Why writing it is a BORROWED_INPUT_MUTATED, or None when it may be written."""
+        if self.kind is AllocKind.IMPORT:
+            return "an import without `consume` (borrowed caller storage)"
+        if self.lifetime is Lifetime.CONSTANT:
+            return "a constant"
+        return None
+
+    @property
+    def owned(self) -> bool:
+        """Allocated by this function, so it may (and for transients must) be freed by it."""
+        return self.kind in (AllocKind.ALLOCA, AllocKind.ALLOC)
+
+    @property
+    def caller_visible(self) -> bool:
+        return self.kind in (AllocKind.IMPORT, AllocKind.IMPORT_CONSUMED, AllocKind.ARGUMENT)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """A resource value: `size` bytes at `offset` in `alloc`, in version `version`."""
+
+    alloc: Allocation
+    offset: Expr
+    size: Expr
+    version: int
+
+
+def devices_of(attr: Attribute | None) -> frozenset[str] | None:
+    if isinstance(attr, AnyAffinity):
+        devices = attr.devices()
+        return frozenset(devices) if devices else None
+    return None
+
+
+@dataclass(slots=True, eq=False)
+class StorageMap:
+    symbols: Symbols
+    views: dict[Value, View] = field(default_factory=dict)
+    allocations: list[Allocation] = field(default_factory=list)
+    # The device each op runs on (its own affinity, else the enclosing region's, else the
+    # function's or module's default); None when unknown.
+    op_device: dict[Op, frozenset[str] | None] = field(default_factory=dict)
+    _version: int = 0
+
+    def view(self, value: Value) -> View | None:
+        return self.views.get(value)
+
+    def new_version(self) -> int:
+        self._version += 1
+        return self._version
+
+    # -- used by the rules ------------------------------------------------------------------
+    def allocate(
+        self,
+        value: Value,
+        kind: AllocKind,
+        op: Op | None,
+        size: Expr,
+        placement: frozenset[str] | None,
+        location: Location,
+        indeterminate: bool = False,
+    ) -> Allocation:
+        lifetime = value.type.lifetime if isinstance(value.type, ResourceType) else None
+        alloc = Allocation(len(self.allocations), kind, value, op, size, lifetime, placement, location, indeterminate)
+        self.allocations.append(alloc)
+        self.views[value] = View(alloc, ZERO, size, self.new_version())
+        return alloc
+
+    def alias(self, value: Value, source: Value, offset: Expr = ZERO, size: Expr | None = None, new_version: bool = False) -> None:
+        src = self.views.get(source)
+        if src is None:  # e.g. a non-resource operand; nothing to alias
+            return
+        version = self.new_version() if new_version else src.version
+        self.views[value] = View(src.alloc, src.offset + offset, src.size if size is None else size, version)
+
+
+class _Walker:
+    """Walks a function in program order, evaluating index values and applying storage rules."""
+
+    def __init__(self, storage: StorageMap, default_device: frozenset[str] | None) -> None:
+        self.storage = storage
+        self.symbols = storage.symbols
+        self.device_stack: list[frozenset[str] | None] = [default_device]
+
+    def device(self, op: Op) -> frozenset[str] | None:
+        own = devices_of(op.properties.get("affinity"))
+        return own if own is not None else self.device_stack[-1]
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: Op) -> None:
+        self.storage.op_device[op] = self.device(op)
+        self.symbols.evaluate_op(op)
+        rule = STORAGE_RULES.get(op.name)
+        if rule is not None:
+            rule(self, op)
+        elif any(isinstance(r.type, ResourceType) for r in op.results):
+            default_results(self, op)
+        elif op.regions and op.name not in OPAQUE_REGION_OPS:
+            # Unknown region ops (scf, ...) are refused before we get here; walk defensively.
+            for region in op.regions:
+                for block in region.blocks:
+                    self.block(block)
+
+    def size(self, v: Value | None) -> Expr:
+        return self.symbols.expr(v) if v is not None else self.symbols.fresh("opaque")
+
+
+OPAQUE_REGION_OPS = frozenset({"stream.executable", "stream.executable.export"})
+
+StorageRule = Callable[[_Walker, Op], None]
+STORAGE_RULES: dict[str, StorageRule] = {}
+
+
+def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
+    def wrap(fn: StorageRule) -> StorageRule:
+        for n in names:
+            STORAGE_RULES[n] = fn
+        return fn
+
+    return wrap
+
+
+def _group(spec: OpSpec, op: Op, name: str) -> tuple[Value, ...]:
+    return spec.operand_group(op, name) if name in spec._operand_index else ()
+
+
+_RESULT_SIZE_GROUPS = ("result_sizes", "result_size", "storage_size", "target_size", "size", "resource_size")
+
+
+def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
+    """The size operand of each resource result of `op` (None where the op states none)."""
+    n = sum(1 for r in op.results if isinstance(r.type, ResourceType))
+    if spec is None:
+        return [None] * n
+    for name in _RESULT_SIZE_GROUPS:
+        group = _group(spec, op, name)
+        if group:
+            return list(group) + [None] * (n - len(group)) if len(group) < n else list(group[:n])
+    return [None] * n
+
+
+def default_results(w: _Walker, op: Op) -> None:
+    """Tied resource results alias their operand (a new version); the others are fresh values
+    on the op's device (UNKNOWN allocations for ops without a spec)."""
+    spec = spec_of(op)
+    sizes = result_sizes(op, spec)
+    k = 0
+    for i, r in enumerate(op.results):
+        if not isinstance(r.type, ResourceType):
+            continue
+        size = w.size(sizes[k]) if k < len(sizes) else w.size(None)
+        k += 1
+        tied = spec.tied_operand(op, i) if spec is not None else None
+        if tied is not None and tied < len(op.operands) and op.operands[tied] in w.storage.views:
+            w.storage.alias(r, op.operands[tied], size=size, new_version=True)
+        else:
+            kind = AllocKind.VALUE if spec is not None else AllocKind.UNKNOWN
+            placement = w.device(op) if spec is not None else None
+            w.storage.allocate(r, kind, op, size, placement, op.location)
+
+
+@storage_rule("stream.resource.alloca")
+def _alloca(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    size = w.size(spec.operand_group(op, "storage_size")[0])
+    indeterminate = "indeterminate_lifetime" in op.properties
+    w.storage.allocate(op.results[0], AllocKind.ALLOCA, op, size, w.device(op), op.location, indeterminate)
+
+
+@storage_rule("stream.resource.alloc")
+def _alloc(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    w.storage.allocate(op.results[0], AllocKind.ALLOC, op, w.size(spec.operand_group(op, "storage_size")[0]), w.device(op), op.location)
+
+
+@storage_rule("stream.tensor.import")
+def _import(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    kind = AllocKind.IMPORT_CONSUMED if "consume" in op.properties else AllocKind.IMPORT
+    w.storage.allocate(op.results[0], kind, op, w.size(spec.operand_group(op, "result_size")[0]), w.device(op), op.location)
+
+
+@storage_rule("stream.resource.constants")
+def _constants(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    for r, s in zip(spec.result_group(op, "results"), spec.operand_group(op, "result_sizes")):
+        w.storage.allocate(r, AllocKind.CONSTANTS, op, w.size(s), w.device(op), op.location)
+
+
+@storage_rule("stream.resource.subview")
+def _subview(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    offset = w.symbols.expr(spec.operand_group(op, "source_offset")[0])
+    size = w.symbols.expr(spec.operand_group(op, "result_size")[0])
+    w.storage.alias(op.results[0], op.operands[0], offset, size)
+
+
+@storage_rule("stream.timepoint.await")
+def _await(w: _Walker, op: Op) -> None:
+    for operand, result in zip(op.operands, op.results):
+        w.storage.alias(result, operand)
+
+
+@storage_rule("stream.timepoint.barrier", "stream.async.cast", "stream.async.barrier")
+def _passthrough(w: _Walker, op: Op) -> None:
+    w.storage.alias(op.results[0], op.operands[0])
+
+
+@storage_rule("stream.async.transfer")
+def _transfer(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    target = devices_of(op.properties.get("target_affinity"))
+    placement = target if target is not None else w.device(op)
+    size = w.size(spec.operand_group(op, "result_size")[0])
+    w.storage.allocate(op.results[0], AllocKind.VALUE, op, size, placement, op.location)
+
+
+@storage_rule("stream.cmd.execute")
+def _cmd_execute(w: _Walker, op: Op) -> None:
+    spec = spec_of(op)
+    assert spec is not None
+    block = op.regions[0].blocks[0]
+    sizes = spec.operand_group(op, "resource_operand_sizes")
+    for outer, inner, size in zip(spec.operand_group(op, "resource_operands"), block.arguments, sizes):
+        w.storage.alias(inner, outer, size=w.symbols.expr(size))
+    w.device_stack.append(w.device(op))
+    w.block(block)
+    w.device_stack.pop()
+
+
+@storage_rule("stream.cmd.serial", "stream.cmd.concurrent")
+def _cmd_container(w: _Walker, op: Op) -> None:
+    for block in op.regions[0].blocks:
+        w.block(block)
+
+
+@storage_rule("stream.async.execute", "stream.async.concurrent")
+def _async_region(w: _Walker, op: Op) -> None:
+    """Captures alias their operands; each result is the storage of the value the region yields
+    for it (a tied result stays on its operand's storage, as a new version)."""
+    spec = spec_of(op)
+    assert spec is not None
+    block = op.regions[0].blocks[0]
+    operands = spec.operand_group(op, "resource_operands")
+    sizes = iter(spec.operand_group(op, "resource_operand_sizes"))
+    for outer, inner in zip(operands, block.arguments):
+        if isinstance(outer.type, ResourceType):
+            w.storage.alias(inner, outer, size=w.symbols.expr(next(sizes)))
+    w.device_stack.append(w.device(op))
+    w.block(block)
+    w.device_stack.pop()
+    terminator = block.ops[-1] if block.ops else None
+    yielded = terminator.operands[: len(terminator.operands) // 2] if terminator is not None and terminator.name == "stream.yield" else ()
+    results = spec.result_group(op, "results")
+    result_sizes_ = spec.operand_group(op, "result_sizes")
+    for i, r in enumerate(results):
+        size = w.symbols.expr(result_sizes_[i]) if i < len(result_sizes_) else w.size(None)
+        inner_view = w.storage.view(yielded[i]) if i < len(yielded) else None
+        tied = spec.tied_operand(op, i)
+        if tied is not None and tied < len(op.operands):
+            outer_view = w.storage.view(op.operands[tied])
+            if outer_view is not None:
+                same = inner_view is not None and inner_view.alloc is outer_view.alloc
+                version = inner_view.version if same and inner_view is not None else w.storage.new_version()
+                w.storage.views[r] = View(outer_view.alloc, outer_view.offset, size, version)
+                continue
+        if inner_view is not None:
+            w.storage.views[r] = View(inner_view.alloc, inner_view.offset, size, inner_view.version)
+        else:
+            w.storage.allocate(r, AllocKind.VALUE, op, size, w.device(op), op.location)
+
+
+def default_device(func: Function, module: Module | None) -> frozenset[str] | None:
+    """The function's `stream.affinity`, else the module's `stream.affinity.default`."""
+    own = devices_of(func.op.attr("stream.affinity"))
+    if own is not None:
+        return own
+    if module is not None:
+        return devices_of(module.attributes.get("stream.affinity.default"))
+    return None
+
+
+def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
+    """The storage map and symbolic index values of one single-block function."""
+    if len(func.blocks) != 1:
+        raise DiagnosticError.at(
+            func.op.location, f"@{func.name} has {len(func.blocks)} blocks; the verifier handles straight-line functions only (control flow is not supported yet)"
+        )
+    storage = StorageMap(Symbols())
+    for i, arg in enumerate(func.arguments):
+        if isinstance(arg.type, ResourceType):
+            size = storage.symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
+            storage.allocate(arg, AllocKind.ARGUMENT, None, size, None, func.op.location)
+        else:
+            storage.symbols.argument(arg, func.op.location)
+    _Walker(storage, default_device(func, module)).block(func.body)
+    return storage

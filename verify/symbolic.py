@@ -1,0 +1,390 @@
+"""Index values as affine expressions over opaque atoms, and their Z3 encoding.
+
+Every `index` (or integer) SSA value of a function gets an `Expr`: an affine form
+`c + Σ kᵢ·aᵢ` over *atoms*, the index quantities the verifier cannot compute (function
+arguments, `stream.resource.pack` offsets and totals, `stream.tensor.sizeof`, products of two
+unknowns, ...). Constants fold, so a fully static program never touches Z3; an `Expr` with no
+atoms *is* an integer.
+
+What the program implies about its atoms is kept as *facts* (Z3 constraints) attached to the
+atoms they mention: a product atom `p` carries `p == a·b`, a pack offset carries the pack's
+layout contract. A query about some expressions asserts exactly the facts reachable from their
+atoms (`Symbols.assumptions`), so unrelated parts of a large program never reach the solver.
+
+Assumptions (documented, deliberate):
+* every atom is non-negative (index values used as sizes and offsets are unsigned);
+* index arithmetic does not wrap (`arith.subi` results are >= 0, products and sums are exact).
+A program that relies on wrap-around is outside what the verifier reasons about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import z3
+
+from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr
+from stream.ir.core import Location, Op, Value
+from stream.ir.spec import spec_of
+from stream.ir.types import IndexType, IntegerType
+
+__all__ = ["Expr", "Atom", "Symbols", "const"]
+
+
+class Expr:
+    """An affine form `const + Σ coef·atom` (atoms by id). Immutable and hashable."""
+
+    __slots__ = ("const", "terms", "_hash")
+
+    def __init__(self, const: int = 0, terms: tuple[tuple[int, int], ...] = ()) -> None:
+        self.const = const
+        self.terms = terms
+        self._hash = hash((const, terms))
+
+    @property
+    def is_const(self) -> bool:
+        return not self.terms
+
+    @property
+    def value(self) -> int:
+        if self.terms:
+            raise ValueError("not a constant")
+        return self.const
+
+    def atoms(self) -> tuple[int, ...]:
+        return tuple(a for a, _ in self.terms)
+
+    def __add__(self, other: Expr | int) -> Expr:
+        if isinstance(other, int):
+            return Expr(self.const + other, self.terms) if other else self
+        if not other.terms:
+            return Expr(self.const + other.const, self.terms)
+        if not self.terms:
+            return Expr(self.const + other.const, other.terms)
+        acc = dict(self.terms)
+        for a, k in other.terms:
+            acc[a] = acc.get(a, 0) + k
+        return Expr(self.const + other.const, tuple(sorted((a, k) for a, k in acc.items() if k)))
+
+    __radd__ = __add__
+
+    def scale(self, k: int) -> Expr:
+        if k == 0:
+            return ZERO
+        return Expr(self.const * k, tuple((a, c * k) for a, c in self.terms))
+
+    def __neg__(self) -> Expr:
+        return self.scale(-1)
+
+    def __sub__(self, other: Expr | int) -> Expr:
+        if isinstance(other, int):
+            return self + (-other)
+        return self + other.scale(-1)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Expr) and self.const == other.const and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Expr({self.const}, {self.terms})"
+
+
+ZERO = Expr(0)
+
+
+def const(n: int) -> Expr:
+    return Expr(n) if n else ZERO
+
+
+@dataclass(slots=True, eq=False)
+class Atom:
+    """An index quantity the verifier cannot compute. `value` is the SSA value it stands for
+    (None for helper atoms), `label` a fallback display name."""
+
+    id: int
+    kind: str  # argument | pack_offset | pack_total | opaque | product | quotient | difference | ...
+    value: Value | None
+    location: Location | None
+    label: str = ""
+    var: z3.ArithRef | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Fact:
+    """A constraint the program implies, over the atoms in `atoms`."""
+
+    atoms: tuple[int, ...]
+    build: Callable[[Symbols], z3.BoolRef]
+    nonlinear: bool = False
+
+
+Evaluator = Callable[["Symbols", Op], list[Expr]]
+EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluator(*names: str) -> Callable[[Evaluator], Evaluator]:
+    def wrap(fn: Evaluator) -> Evaluator:
+        for n in names:
+            EVALUATORS[n] = fn
+        return fn
+
+    return wrap
+
+
+@dataclass(slots=True, eq=False)
+class Symbols:
+    """The symbolic values of one function: `expr(v)` for any index value."""
+
+    atoms: list[Atom] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list)
+    by_atom: dict[int, list[int]] = field(default_factory=dict)  # atom id -> fact indices
+    values: dict[Value, Expr] = field(default_factory=dict)
+
+    # -- building ---------------------------------------------------------------------------
+    def fresh(self, kind: str, value: Value | None = None, location: Location | None = None, label: str = "") -> Expr:
+        atom = Atom(len(self.atoms), kind, value, location, label)
+        self.atoms.append(atom)
+        return Expr(0, ((atom.id, 1),))
+
+    def fact(self, exprs: Iterable[Expr], build: Callable[[Symbols], z3.BoolRef], nonlinear: bool = False) -> None:
+        ids = tuple(sorted({a for e in exprs for a in e.atoms()}))
+        if not ids:
+            return
+        index = len(self.facts)
+        self.facts.append(Fact(ids, build, nonlinear))
+        for a in ids:
+            self.by_atom.setdefault(a, []).append(index)
+
+    def define(self, value: Value, expr: Expr) -> None:
+        self.values[value] = expr
+
+    def expr(self, value: Value) -> Expr:
+        """The expression of an index value (an opaque atom when nothing defines it)."""
+        e = self.values.get(value)
+        if e is None:
+            e = self.fresh("opaque", value)
+            self.values[value] = e
+        return e
+
+    def evaluate_op(self, op: Op) -> None:
+        """Give every integer result of `op` an expression (rule table, else opaque atoms)."""
+        fn = EVALUATORS.get(op.name)
+        if fn is not None:
+            exprs = fn(self, op)
+            for r, e in zip(op.results, exprs):
+                self.values[r] = e
+            return
+        for r in op.results:
+            if isinstance(r.type, (IndexType, IntegerType)):
+                self.values[r] = self.fresh("opaque", r, op.location)
+
+    def argument(self, value: Value, location: Location | None) -> None:
+        self.values[value] = self.fresh("argument", value, location)
+
+    # -- Z3 ---------------------------------------------------------------------------------
+    def var(self, atom_id: int) -> z3.ArithRef:
+        atom = self.atoms[atom_id]
+        if atom.var is None:
+            atom.var = z3.Int(f"a{atom.id}_{atom.kind}")
+        return atom.var
+
+    def z3(self, e: Expr) -> z3.ArithRef:
+        parts: list[z3.ArithRef] = [z3.IntVal(e.const)] if e.const or not e.terms else []
+        for a, k in e.terms:
+            v = self.var(a)
+            parts.append(v if k == 1 else z3.IntVal(k) * v)
+        return parts[0] if len(parts) == 1 else z3.Sum(*parts)
+
+    def closure(self, exprs: Iterable[Expr]) -> tuple[set[int], list[int]]:
+        """Atoms reachable from `exprs` through facts, and those facts."""
+        seen: set[int] = set()
+        facts: set[int] = set()
+        stack = [a for e in exprs for a in e.atoms()]
+        while stack:
+            a = stack.pop()
+            if a in seen:
+                continue
+            seen.add(a)
+            for fi in self.by_atom.get(a, ()):
+                if fi not in facts:
+                    facts.add(fi)
+                    stack.extend(self.facts[fi].atoms)
+        return seen, sorted(facts)
+
+    def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[z3.BoolRef], bool]:
+        """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
+        atoms, facts = self.closure(exprs)
+        out: list[z3.BoolRef] = [self.var(a) >= 0 for a in sorted(atoms)]
+        nonlinear = False
+        for fi in facts:
+            f = self.facts[fi]
+            out.append(f.build(self))
+            nonlinear |= f.nonlinear
+        return out, nonlinear
+
+    def model_values(self, model: z3.ModelRef, exprs: Iterable[Expr]) -> dict[int, int]:
+        """Concrete values of the atoms of `exprs` (and what they depend on) in a Z3 model."""
+        atoms, _ = self.closure(exprs)
+        out: dict[int, int] = {}
+        for a in sorted(atoms):
+            v = model.eval(self.var(a), model_completion=True)
+            out[a] = v.as_long() if z3.is_int_value(v) else 0
+        return out
+
+    def evaluate(self, e: Expr, values: dict[int, int]) -> int:
+        return e.const + sum(k * values.get(a, 0) for a, k in e.terms)
+
+
+# -- the evaluation rule table -------------------------------------------------------------------
+@evaluator("arith.constant")
+def _constant(s: Symbols, op: Op) -> list[Expr]:
+    attr = op.properties.get("value")
+    if isinstance(attr, IntegerAttr):
+        return [const(attr.value)]
+    if isinstance(attr, BoolAttr):
+        return [const(int(attr.value))]
+    return [s.fresh("opaque", op.results[0], op.location)]
+
+
+@evaluator("arith.addi")
+def _addi(s: Symbols, op: Op) -> list[Expr]:
+    return [s.expr(op.operands[0]) + s.expr(op.operands[1])]
+
+
+@evaluator("arith.subi")
+def _subi(s: Symbols, op: Op) -> list[Expr]:
+    d = s.expr(op.operands[0]) - s.expr(op.operands[1])
+    if d.is_const:
+        return [d]
+    # No wrap-around: the difference is a non-negative atom equal to a - b.
+    atom = s.fresh("difference", op.results[0], op.location)
+    s.fact((atom, d), lambda sy, a=atom, d=d: sy.z3(a) == sy.z3(d))
+    return [atom]
+
+
+@evaluator("arith.muli")
+def _muli(s: Symbols, op: Op) -> list[Expr]:
+    a, b = s.expr(op.operands[0]), s.expr(op.operands[1])
+    if a.is_const:
+        return [b.scale(a.const)]
+    if b.is_const:
+        return [a.scale(b.const)]
+    p = s.fresh("product", op.results[0], op.location)
+    s.fact((p, a, b), lambda sy, p=p, a=a, b=b: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True)
+    return [p]
+
+
+def _quotient(s: Symbols, op: Op, ceil: bool) -> list[Expr]:
+    a, b = s.expr(op.operands[0]), s.expr(op.operands[1])
+    if a.is_const and b.is_const and b.const > 0:
+        return [const(-(-a.const // b.const) if ceil else a.const // b.const)]
+    q = s.fresh("quotient", op.results[0], op.location)
+
+    def build(sy: Symbols, q: Expr = q, a: Expr = a, b: Expr = b) -> z3.BoolRef:
+        qa, aa, bb = sy.z3(q), sy.z3(a), sy.z3(b)
+        if ceil:
+            return z3.And(bb > 0, qa * bb >= aa, qa * bb < aa + bb)
+        return z3.And(bb > 0, qa * bb <= aa, aa < qa * bb + bb)
+
+    s.fact((q, a, b), build, nonlinear=not b.is_const)
+    return [q]
+
+
+@evaluator("arith.divui", "arith.divsi", "arith.floordivsi")
+def _divui(s: Symbols, op: Op) -> list[Expr]:
+    return _quotient(s, op, ceil=False)
+
+
+@evaluator("arith.ceildivui", "arith.ceildivsi")
+def _ceildivui(s: Symbols, op: Op) -> list[Expr]:
+    return _quotient(s, op, ceil=True)
+
+
+@evaluator("arith.remui", "arith.remsi")
+def _remui(s: Symbols, op: Op) -> list[Expr]:
+    a, b = s.expr(op.operands[0]), s.expr(op.operands[1])
+    if a.is_const and b.is_const and b.const > 0:
+        return [const(a.const % b.const)]
+    r = s.fresh("remainder", op.results[0], op.location)
+    s.fact((r, b), lambda sy, r=r, b=b: sy.z3(r) < sy.z3(b))
+    return [r]
+
+
+def _select_like(s: Symbols, op: Op, pick: Callable[[int, int], int], build: Callable[[z3.ArithRef, z3.ArithRef], z3.ArithRef]) -> list[Expr]:
+    a, b = s.expr(op.operands[0]), s.expr(op.operands[1])
+    if a.is_const and b.is_const:
+        return [const(pick(a.const, b.const))]
+    m = s.fresh("minmax", op.results[0], op.location)
+    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: sy.z3(m) == build(sy.z3(a), sy.z3(b)))
+    return [m]
+
+
+@evaluator("arith.minui", "arith.minsi")
+def _min(s: Symbols, op: Op) -> list[Expr]:
+    return _select_like(s, op, min, lambda x, y: z3.If(x <= y, x, y))
+
+
+@evaluator("arith.maxui", "arith.maxsi")
+def _max(s: Symbols, op: Op) -> list[Expr]:
+    return _select_like(s, op, max, lambda x, y: z3.If(x >= y, x, y))
+
+
+@evaluator("arith.select")
+def _select(s: Symbols, op: Op) -> list[Expr]:
+    c, a, b = (s.expr(v) for v in op.operands)
+    if c.is_const:
+        return [a if c.const else b]
+    if a == b:
+        return [a]
+    m = s.fresh("select", op.results[0], op.location)
+    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: z3.Or(sy.z3(m) == sy.z3(a), sy.z3(m) == sy.z3(b)))
+    return [m]
+
+
+@evaluator("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci")
+def _cast(s: Symbols, op: Op) -> list[Expr]:
+    return [s.expr(op.operands[0])]
+
+
+@evaluator("stream.resource.pack")
+def _pack(s: Symbols, op: Op) -> list[Expr]:
+    """Pack results: the total and one offset per slice, constrained by the layout contract:
+    every slice lies in [base, base + total), and slices whose inclusive lifetime intervals
+    intersect do not share bytes. Slices whose intervals are disjoint may alias (PACK_OVERLAP
+    checks that their uses really are separated in time)."""
+    spec = spec_of(op)
+    assert spec is not None
+    base_v = spec.operand_group(op, "offset")
+    base = s.expr(base_v[0]) if base_v else const(0)
+    sizes = [s.expr(v) for v in spec.operand_group(op, "dynamic_slice_sizes")]
+    intervals = pack_intervals(op)
+    total = s.fresh("pack_total", op.results[0], op.location)
+    offsets = [s.fresh("pack_offset", r, op.location) for r in op.results[1:]]
+    for i, (off, size) in enumerate(zip(offsets, sizes)):
+        s.fact((off, size, base, total), lambda sy, o=off, z=size: z3.And(sy.z3(o) >= sy.z3(base), sy.z3(o) + sy.z3(z) <= sy.z3(base) + sy.z3(total)))
+        for j in range(i):
+            if i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]):
+                oi, zi, oj, zj = off, size, offsets[j], sizes[j]
+                s.fact(
+                    (oi, zi, oj, zj),
+                    lambda sy, oi=oi, zi=zi, oj=oj, zj=zj: z3.Or(
+                        sy.z3(oi) + sy.z3(zi) <= sy.z3(oj), sy.z3(oj) + sy.z3(zj) <= sy.z3(oi), sy.z3(zi) == 0, sy.z3(zj) == 0
+                    ),
+                )
+    return [total, *offsets]
+
+
+def pack_intervals(op: Op) -> list[tuple[int, int]]:
+    """The inclusive `[start, end]` lifetime interval of each slice of a `resource.pack`."""
+    attr = op.properties.get("lifetime_intervals")
+    if not isinstance(attr, ArrayAttr):
+        return []
+    flat = [e.value if isinstance(e, IntegerAttr) else 0 for e in attr.elements]
+    return [(flat[i], flat[i + 1]) for i in range(0, len(flat) - 1, 2)]
+
+
+def overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]

@@ -1,0 +1,218 @@
+"""Counterexample executions, built by Z3 over the racing window.
+
+For a violated obligation with sites `a` (first) and `b` (second), let `K` be their key events
+(starts and ends), `A` every event with a path to one of `K` on `a`'s side, `B` likewise on
+`b`'s side. Events that are ancestors of both sides and follow no key event (`C`) can all run
+first, in any topological order; the others (`W`, the window) get a Z3 time variable each, with
+`t_u < t_v` for every edge inside `W`, plus the violation itself (e.g. `b` starts before `a`
+ends) and the symbolic sizes of the range condition. The model is the interleaving.
+
+`Witness.order` is a complete prefix of a real execution: `C` in topological order, then `W`
+by model time. Every event's predecessors come before it (tests replay this against every
+edge). Z3 answering `unsat` here would mean the two engines disagree: that is an internal
+error, never silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import z3
+
+from verify.discharge import DEFAULT_RLIMIT, Verdict, cond_exprs, cond_z3
+from verify.events import Ev, Site
+from verify.model import FunctionModel
+from verify.obligations import Obligation
+
+__all__ = ["Witness", "Step", "build_witness", "WitnessError"]
+
+MAX_STEPS = 40
+
+
+class WitnessError(RuntimeError):
+    """Z3 found no execution for a violation the verifier reported (an internal error)."""
+
+
+@dataclass(slots=True)
+class Step:
+    event: int
+    lane: str
+    verb: str
+    what: str
+    detail: str = ""
+    time: int = 0
+
+
+@dataclass(slots=True)
+class Witness:
+    steps: list[Step]
+    order: list[int]  # a prefix of an execution: every event's predecessors come first
+    omitted: int  # events of `order` run before the window and not shown
+    values: dict[int, int] = field(default_factory=dict)  # atom id -> value
+    times: dict[int, int] = field(default_factory=dict)  # event -> Z3 time (window events)
+
+
+def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before: object, rlimit: int = DEFAULT_RLIMIT) -> Witness | None:
+    """The execution in which `ob` fails (None for facts that need no schedule, e.g. a leak)."""
+    g = model.graph
+    a, b = ob.first, ob.second
+    if ob.shape == "pack":
+        a, b = _unordered_pair(ob, before)
+    if a is None or ob.cls in ("LEAK", "DEADLOCK"):
+        return None
+    side_a = [a.start, a.end]
+    side_b: list[int] = []
+    shows: list[int] = [a.start]
+    if b is not None:
+        side_b = [b.start, b.end]
+        shows.append(b.start)
+    targets = list(ob.targets) if ob.shape == "order_any" else ([b] if b is not None else [])
+    for t in targets[1:]:
+        side_b.extend((t.start, t.end))
+    anc_a = g.ancestors(side_a)
+    anc_b = g.ancestors(side_b) if side_b else set()
+    keys = set(side_a) | set(side_b)
+    both = anc_a | anc_b
+    after_keys = _descendants(g, keys, both)
+    common = {e for e in (anc_a & anc_b) if e not in after_keys and e not in keys} if side_b else {e for e in anc_a if e not in after_keys and e not in keys}
+    window = [e for e in both if e not in common]
+    t = {e: z3.Int(f"w{e}") for e in window}
+    solver = z3.Solver()
+    solver.set("rlimit", rlimit)
+    for u, v in zip(g.src, g.dst):
+        if u in t and v in t:
+            solver.add(t[u] < t[v])
+    for e in window:
+        solver.add(t[e] >= 0)
+    violation, stop = _violation(ob, a, b, targets, t)
+    solver.add(*violation)
+    exprs = cond_exprs(ob.cond) if ob.cond else []
+    if ob.cond is not None and ob.shape != "fact":
+        assumptions, _ = model.symbols.assumptions(exprs)
+        solver.add(*assumptions, cond_z3(model, ob.cond))
+    result = solver.check()
+    if result == z3.unknown:
+        return None
+    if result != z3.sat:
+        raise WitnessError(f"no execution exhibits the {ob.cls} the verifier reported at {a.op.location}")
+    m = solver.model()
+    times = {e: m.eval(v, model_completion=True).as_long() for e, v in t.items()}
+    values = model.symbols.model_values(m, exprs) if exprs else dict(verdict.values)
+    common_order = _topo(g, common)
+    window_order = sorted(window, key=lambda e: (times[e], e))
+    cut = max((times[e] for e in stop), default=None)
+    shown = [e for e in window_order if cut is None or times[e] <= cut]
+    context = [e for e in common_order if _is_context(g, e, a, b)]
+    steps = [_step(model, e, ob, values, times.get(e, -1)) for e in context + shown]
+    omitted = len(common_order) - len(context)
+    if len(steps) > MAX_STEPS:
+        steps = steps[: MAX_STEPS // 2] + [Step(-1, "", "...", f"{len(steps) - MAX_STEPS} more events")] + steps[-MAX_STEPS // 2 :]
+    return Witness(steps, common_order + window_order, omitted, values, times)
+
+
+def _violation(
+    ob: Obligation, a: Site, b: Site | None, targets: list[Site], t: dict[int, z3.ArithRef]
+) -> tuple[list[z3.BoolRef], list[int]]:
+    """Constraints saying the bad thing happens, and the events after which it has happened."""
+    if b is None:
+        return [], [a.start]
+    if ob.shape in ("conflict", "pack") or (ob.shape == "fact" and ob.cls.startswith("RACE")):
+        if a is b:
+            return [], [a.start]
+        return [t[b.start] < t[a.end], t[a.start] < t[b.end]], [a.start, b.start]
+    if ob.shape in ("order", "order_if_overlap", "order_any"):
+        return [t[x.start] < t[a.end] for x in targets], [x.start for x in targets]
+    return [], [a.start, b.start]
+
+
+def _unordered_pair(ob: Obligation, before: object) -> tuple[Site | None, Site | None]:
+    xs, ys = ob.groups
+    for x in xs:
+        for y in ys:
+            if not before(x.site, y.site) and not before(y.site, x.site):  # type: ignore[operator]
+                return x.site, y.site
+    for x in xs:
+        for y in ys:
+            if not before(x.site, y.site):  # type: ignore[operator]
+                return x.site, y.site
+    return ob.first, ob.second
+
+
+def _descendants(g: object, keys: set[int], within: set[int]) -> set[int]:
+    succ: dict[int, list[int]] = {}
+    for u, v in zip(g.src, g.dst):  # type: ignore[attr-defined]
+        if u in within and v in within:
+            succ.setdefault(u, []).append(v)
+    seen = set(keys)
+    queue = deque(keys)
+    while queue:
+        u = queue.popleft()
+        for v in succ.get(u, ()):
+            if v not in seen:
+                seen.add(v)
+                queue.append(v)
+    return seen - keys
+
+
+def _topo(g: object, events: set[int]) -> list[int]:
+    preds: dict[int, int] = {e: 0 for e in events}
+    succ: dict[int, list[int]] = {}
+    for u, v in zip(g.src, g.dst):  # type: ignore[attr-defined]
+        if u in events and v in events:
+            preds[v] += 1
+            succ.setdefault(u, []).append(v)
+    ready = sorted(e for e, n in preds.items() if n == 0)
+    queue = deque(ready)
+    out: list[int] = []
+    while queue:
+        u = queue.popleft()
+        out.append(u)
+        for v in succ.get(u, ()):
+            preds[v] -= 1
+            if preds[v] == 0:
+                queue.append(v)
+    return out
+
+
+def _is_context(g: object, e: int, a: Site, b: Site | None) -> bool:
+    """Events run before the window that a reader needs: the issue and start of the units the
+    two sites belong to."""
+    units = {a.unit} | ({b.unit} if b is not None else set())
+    unit = g.unit_of[e]  # type: ignore[attr-defined]
+    kind = g.kinds[e]  # type: ignore[attr-defined]
+    if unit in units and kind in (Ev.START, Ev.HOST):
+        site = g.site_of[e]  # type: ignore[attr-defined]
+        return site is not None and not site.path
+    if kind == Ev.ISSUE:
+        site = g.site_of[e] if g.site_of[e] is not None else g.units[unit].site  # type: ignore[attr-defined]
+        return site is not None and site.unit in units
+    return False
+
+
+def _step(model: FunctionModel, e: int, ob: Obligation, values: dict[int, int], time: int) -> Step:
+    g = model.graph
+    kind = Ev(g.kinds[e])
+    unit = g.units[g.unit_of[e]]
+    site = g.site_of[e]
+    if kind == Ev.ISSUE:
+        return Step(e, "host", "issue", unit.name, time=time)
+    if kind == Ev.REACH:
+        return Step(e, "timeline", "reach", unit.name, time=time)
+    if kind == Ev.HOST:
+        name = site.name if site is not None else unit.name
+        return Step(e, "host", name, "", _detail(model, ob, site, values) if site is not None else "", time)
+    verb = "start" if kind == Ev.START else "end"
+    assert site is not None
+    detail = _detail(model, ob, site, values) if kind == Ev.START else ""
+    return Step(e, site.lane, verb, site.name, detail, time)
+
+
+def _detail(model: FunctionModel, ob: Obligation, site: Site | None, values: dict[int, int]) -> str:
+    for acc in (ob.x, ob.y):
+        if acc is not None and acc.site is site:
+            lo = model.symbols.evaluate(acc.lo, values)
+            hi = model.symbols.evaluate(acc.hi, values)
+            verb = "writes" if acc.writes else "reads" if acc.reads else "touches"
+            return f"{verb} [{lo}, {hi})"
+    return ""
