@@ -278,7 +278,10 @@ class Scheduler:
         return None
 
     def _external_may_signal(self, fence: Fence) -> bool:
-        return self.other_threads_signal and any(sem.external and not sem.producers for sem, _ in fence.unmet())
+        """Whether another thread may still signal something this wait (transitively) needs."""
+        if not self.other_threads_signal:
+            return False
+        return any(sem.external and not sem.producers for sem, _ in fence.unmet()) or self._any_external_pending()
 
     def quiescent(self) -> bool:
         """Nothing ready or running: without an outside signal, no semaphore will move again."""
