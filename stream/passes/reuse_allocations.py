@@ -172,6 +172,12 @@ def _apply(block: Block, reuses: list[Reuse]) -> Block:
                 subviews[subview.results[0]] = reuse
             continue
         new = remap_op(op, mapping)
+        if new.name == "stream.timepoint.join":
+            inputs = tuple(dict.fromkeys(new.operands))  # a free and its await may have merged
+            if len(inputs) == 1:
+                mapping[new.results[0]] = inputs[0]
+                continue
+            new = new.replace(operands=inputs) if len(inputs) != len(new.operands) else new
         if new.name == "stream.resource.dealloca" and view(new).operand in subviews:
             # Free the whole storage, not the subview the allocation now is.
             base = subviews[view(new).operand]

@@ -1,0 +1,161 @@
+// RUN: streamproof compile %s --pass-pipeline=reuse-allocations --split-input-file --no-verify | filecheck %s
+
+// An allocation awaiting a free of the same size, type and device takes the freed memory.
+// CHECK-LABEL: @exactReuse
+// CHECK: %[[R0:.+]], %[[T0:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64}
+// CHECK: %[[E0:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[T0]])
+// CHECK-NOT: stream.resource.alloca
+// CHECK: %[[E1:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]]) => with(%arg0 as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[R0]] as
+// CHECK: stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E1]]) => %[[R0]] : !stream.resource<transient>{%c64}
+// CHECK-NOT: stream.resource.dealloca
+util.func public @exactReuse(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j0 = stream.timepoint.join max(%d0, %e0) => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%j0) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %j1 = stream.timepoint.join max(%j0, %t1) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d1 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// A larger freed buffer is reused through a subview, and the later free releases the whole buffer.
+// CHECK-LABEL: @largerReuse
+// CHECK: %[[R0:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128}
+// CHECK: %[[E0:.+]] = stream.cmd.execute
+// CHECK-NOT: stream.resource.alloca
+// CHECK: %[[VIEW:.+]] = stream.resource.subview %[[R0]][%{{.+}}] : !stream.resource<transient>{%c128} -> !stream.resource<transient>{%c64}
+// CHECK: %[[E1:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]]) => with(%arg0 as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[VIEW]] as
+// CHECK: stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E1]]) => %[[R0]] : !stream.resource<transient>{%c128}
+util.func public @largerReuse(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c128}) {
+    stream.cmd.copy %a[%c0], %x[%c64], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c128}
+    stream.cmd.copy %x[%c64], %a[%c0], %c64 : !stream.resource<transient>{%c128} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c128} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d1 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// No reuse when the allocation does not wait for the free, or lives on another device or lifetime.
+// CHECK-LABEL: @noReuse
+// CHECK: %[[R0:[^,]+]], %{{.+}} = stream.resource.alloca
+// CHECK: stream.resource.dealloca {{.+}} => %[[R0]]
+// CHECK: %[[R1:[^,]+]], %{{.+}} = stream.resource.alloca {{.+}} await(%[[E0:[^)]+]])
+// CHECK: %[[R2:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev1>)
+// CHECK: %[[R3:[^,]+]], %{{.+}} = stream.resource.alloca {{.+}} !stream.resource<staging>
+// CHECK: stream.resource.dealloca {{.+}} => %[[R1]]
+// CHECK: stream.resource.dealloca {{.+}} => %[[R2]]
+// CHECK: stream.resource.dealloca {{.+}} => %[[R3]]
+util.func public @noReuse(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%e0) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev1>) await(%d0) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %r3, %t3 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<staging>{%c64} => !stream.timepoint
+  %j = stream.timepoint.join max(%t1, %t2, %t3) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}, %r2 as %y: !stream.resource<transient>{%c64}, %r3 as %z: !stream.resource<staging>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %y[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %y[%c0], %z[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<staging>{%c64}
+    stream.cmd.copy %z[%c0], %a[%c0], %c64 : !stream.resource<staging>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev1>) await(%e1) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %d3 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r3 : !stream.resource<staging>{%c64} => !stream.timepoint
+  %jd = stream.timepoint.join max(%d1, %d2, %d3) => !stream.timepoint
+  %o = stream.timepoint.await %jd => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// A free the host has already waited for counts as awaited: the next allocation reuses it.
+// CHECK-LABEL: @hostAwaitedFree
+// CHECK: %[[R0:.+]], %{{.+}} = stream.resource.alloca
+// CHECK: %[[E0:.+]] = stream.cmd.execute
+// CHECK: %[[H:.+]] = stream.timepoint.await %[[E0]] => %arg0
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%{{.+}}) => with(%[[H]] as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[R0]] as
+util.func public @hostAwaitedFree(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %h = stream.timepoint.await %d0 => %arg0 : !stream.resource<external>{%c64}
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%h as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d1 => %h : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// Reuse chains: the third allocation reuses what the second reused from the first.
+// CHECK-LABEL: @chain
+// CHECK: %[[R0:.+]], %{{.+}} = stream.resource.alloca
+// CHECK-NOT: stream.resource.alloca
+// CHECK: %[[E0:.+]] = stream.cmd.execute
+// CHECK: %[[E1:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]]) => with({{.+}}, %[[R0]] as
+// CHECK: %[[E2:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E1]]) => with({{.+}}, %[[R0]] as
+// CHECK: stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E2]]) => %[[R0]]
+util.func public @chain(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d1) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t2) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r2 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e2) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
