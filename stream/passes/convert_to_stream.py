@@ -28,7 +28,8 @@ lives on, except through a transfer.
 
 Functions without tensors are left as they are. Multi-block functions, `scf` and calls are
 refused with a diagnostic. A dynamically shaped argument gets its dims from the first op that
-spells them (`tensor<?x4xf32>{%n}`); one that no op uses is not imported.
+spells them (`tensor<?x4xf32>{%n}`); one that no op uses is not imported (returned unchanged, its
+buffer view goes back to the caller as it came).
 """
 
 from __future__ import annotations
@@ -236,7 +237,8 @@ class _FunctionConverter:
             new_args.append(view_arg)
             dims = known_dims.get(arg)
             if dims is None:
-                continue  # a dynamically shaped argument no op uses: nothing to import
+                self.b.bind(arg, view_arg)  # dynamically shaped, no op spells its dims: not imported
+                continue
             device = self.affinity.device_of(arg)
             size = self.sizeof(arg.type, dims, device)
             consume = any(isinstance(self.func.arg_attr(i, k), Attribute) for k in _CONSUME_KEYS)
@@ -276,7 +278,10 @@ class _FunctionConverter:
                 continue
             t = self.tensors.get(v)
             if t is None:
-                raise DiagnosticError.at(op.location, f"convert-to-stream: result #{index} is a dynamically shaped argument whose dims no op spells")
+                # A dynamically shaped argument returned untouched, with no op spelling its dims:
+                # the caller's buffer view goes back as it came (what exporting the import gives).
+                operands.append(self.b.lookup(v))
+                continue
             wanted = result_attr_affinity(self.func, index)
             if wanted is not None:
                 t = self.use(v, wanted, op)
