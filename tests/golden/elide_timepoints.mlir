@@ -1,0 +1,164 @@
+// RUN: streamproof compile %s --pass-pipeline=elide-timepoints --split-input-file --no-verify | filecheck %s
+
+// A join keeps only its roots: a free covers the execution it waited for.
+// CHECK-LABEL: @joinKeepsRoots
+// CHECK: %[[E0:.+]] = stream.cmd.execute
+// CHECK: %[[D:.+]] = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E0]])
+// CHECK-NOT: stream.timepoint.join
+// CHECK: stream.timepoint.await %[[D]] => %arg0
+util.func public @joinKeepsRoots(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r, %rt = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%rt) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %d = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j = stream.timepoint.join max(%d, %e0) => !stream.timepoint
+  %o = stream.timepoint.await %j => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// An execution waits only for what no other awaited timepoint covers, through nested joins.
+// CHECK-LABEL: @chainedAwaits
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) with
+// CHECK: %[[E1:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev1>) await(%[[E0]])
+// CHECK-NOT: stream.timepoint.immediate
+// CHECK-NOT: stream.timepoint.join
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E1]]) => with(%arg1
+util.func public @chainedAwaits(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev1>) await(%e0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.copy %a[%c0], %b[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %i = stream.timepoint.immediate => !stream.timepoint
+  %j0 = stream.timepoint.join max(%e0, %i) => !stream.timepoint
+  %j1 = stream.timepoint.join max(%j0, %e1) => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j1) => with(%arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      rw %b[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e2 => %arg1 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// A timepoint the host already awaited needs no device wait afterwards (IREE #9747), nor a second host wait.
+// CHECK-LABEL: @hostAwaitCovers
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute
+// CHECK: %[[H:.+]] = stream.timepoint.await %[[E0]] => %arg0
+// CHECK-NEXT: %[[E1:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%[[H]] as
+// CHECK: %[[O:.+]] = stream.timepoint.await %[[E1]] => %arg1
+// CHECK-NEXT: %[[S:.+]] = stream.timepoint.await sync %[[E1]] => %[[O]]
+// CHECK-NEXT: util.return %[[H]], %[[S]]
+util.func public @hostAwaitCovers(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %h = stream.timepoint.await %e0 => %arg0 : !stream.resource<external>{%c64}
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%e0) => with(%h as %a: !stream.resource<external>{%c64}, %arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.copy %a[%c0], %b[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %again = stream.timepoint.await %e0 => %h : !stream.resource<external>{%c64}
+  %o = stream.timepoint.await %e1 => %arg1 : !stream.resource<external>{%c64}
+  %s = stream.timepoint.await sync %e1 => %o : !stream.resource<external>{%c64}
+  util.return %again, %s : !stream.resource<external>, !stream.resource<external>
+}
+
+// -----
+
+// Alternatives cover only what both sides cover: the intersection, never the union.
+// CHECK-LABEL: @selectIntersection
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute
+// CHECK: %[[ONE:.+]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : !stream.timepoint
+// CHECK: %[[BOTH:.+]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : !stream.timepoint
+// CHECK: %[[J0:.+]] = stream.timepoint.join max(%[[E0]], %[[ONE]])
+// CHECK: %[[E1:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[J0]])
+// CHECK: %[[J1:.+]] = stream.timepoint.join max(%[[BOTH]], %[[E1]])
+// CHECK-NEXT: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[J1]])
+util.func public @selectIntersection(%cond: i1, %arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %child = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%e0) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      ro %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %other = stream.cmd.execute on(#hal.device.affinity<@dev1>) with(%arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@h {
+      rw %b[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %sibling = stream.cmd.execute on(#hal.device.affinity<@dev1>) await(%e0) => with(%arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@h {
+      rw %b[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %one_side = arith.select %cond, %child, %other : !stream.timepoint
+  %both_sides = arith.select %cond, %child, %sibling : !stream.timepoint
+  %j0 = stream.timepoint.join max(%e0, %one_side) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j0) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@k {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j1 = stream.timepoint.join max(%e0, %both_sides, %e1) => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j1) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@k {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// Allocations and frees drop covered awaits too; an await of only immediates disappears.
+// CHECK-LABEL: @allocaAwaits
+// CHECK-NOT: stream.timepoint.immediate
+// CHECK: %[[R0:.+]], %[[T0:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[T0]])
+// CHECK: %[[D0:.+]] = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E0]])
+// CHECK-NEXT: %[[R1:.+]], %[[T1:.+]] = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%[[D0]])
+// CHECK-NEXT: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[T1]])
+// CHECK-NOT: stream.timepoint.join
+util.func public @allocaAwaits(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %i = stream.timepoint.immediate => !stream.timepoint
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%i) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j = stream.timepoint.join max(%d0, %e0) => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%j) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %j2 = stream.timepoint.join max(%j, %t1) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j2) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d1 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}

@@ -1,0 +1,141 @@
+"""elide-timepoints: only redundant waits disappear, and none survive."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from timeline_check import WAITING_OPS, HappensBefore, awaits
+
+import stream.ir as ir
+from stream.ir.core import Block, Op, Value
+from stream.ir.equality import first_difference
+from stream.ir.verifier import verify_structure
+from stream.ir.walk import functions
+from stream.passes.automatic_reference_counting import automatic_reference_counting
+from stream.passes.elide_timepoints import elide_timepoints
+from stream.passes.reuse_allocations import reuse_allocations
+from stream.passes.schedule_allocation import schedule_allocation
+
+ROOT = Path(__file__).resolve().parents[2]
+IREE = ROOT / "tests" / "data" / "iree"
+EXAMPLES = ("b_diamond", "d_inplace", "f_multidevice", "i_multidevice_overlap")
+GOLDEN = ROOT / "tests" / "golden" / "elide_timepoints.mlir"
+
+
+def parse(text: str) -> ir.Module:
+    return ir.parse_module(text, "test.mlir")
+
+
+def golden_chunks() -> list[str]:
+    return [chunk for chunk, _ in ir.split_input_file(GOLDEN.read_text())]
+
+
+def _timepoints(block: Block) -> list[tuple[Op, Value]]:
+    return [(op, r) for op in block.ops if op.name in WAITING_OPS for r in op.results if str(r.type) == "!stream.timepoint"]
+
+
+def check_same_order(before: ir.Module, after: ir.Module) -> None:
+    """For every device op and every device timepoint, "finished before it starts" is the same
+    before and after the pass. The pass keeps every device op, in order, so they pair up by
+    position."""
+    for f_before, f_after in zip(functions(before), functions(after)):
+        hb0, hb1 = HappensBefore(f_before.body), HappensBefore(f_after.body)
+        ops0 = [op for op in f_before.body.ops if op.name in WAITING_OPS]
+        ops1 = [op for op in f_after.body.ops if op.name in WAITING_OPS]
+        assert [op.name for op in ops0] == [op.name for op in ops1]
+        tps0, tps1 = _timepoints(f_before.body), _timepoints(f_after.body)
+        for op0, op1 in zip(ops0, ops1):
+            for (producer, t0), (_, t1) in zip(tps0, tps1):
+                expected = hb0.finished_before_start(t0, op0)
+                got = hb1.finished_before_start(t1, op1)
+                assert expected == got, f"@{f_after.name}: {op0.name} at {op0.location} {'lost' if expected else 'gained'} a wait on {producer.name} at {producer.location}"
+
+
+def _flatten(block: Block, t: Value) -> list[Value]:
+    joins = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
+    if t in joins:
+        return [v for x in joins[t].operands for v in _flatten(block, x)]
+    return [t]
+
+
+def check_no_redundant_wait(module: ir.Module) -> None:
+    """No op waits for a timepoint another of its waits (or an earlier host await) implies."""
+    for f in functions(module):
+        hb = HappensBefore(f.body)
+        for op in f.body.ops:
+            if op.name not in WAITING_OPS and op.name != "stream.timepoint.await":
+                continue
+            candidates = [v for w in awaits(op) for v in _flatten(f.body, w)]
+            for i, c in enumerate(candidates):
+                for j, other in enumerate(candidates):
+                    assert i == j or not hb.reached_before(c, other), f"@{f.name}: {op.name} at {op.location} waits for a covered timepoint"
+                host = [w for p, w in hb.host_waits if p < hb.position[op]]
+                assert not any(hb.reached_before(c, w) for w in host) or op.properties.get("sync") is not None, \
+                    f"@{f.name}: {op.name} at {op.location} waits for what the host already awaited"
+
+
+@pytest.mark.parametrize("index", range(len(golden_chunks())))
+def test_golden_inputs_keep_order_and_lose_redundancy(index: int) -> None:
+    module = parse(golden_chunks()[index])
+    out = elide_timepoints(module)
+    verify_structure(out)
+    check_same_order(module, out)
+    check_no_redundant_wait(out)
+    assert ir.print_module(elide_timepoints(out)) == ir.print_module(out)  # a fixed point
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_iree_reuse_stage(example: str) -> None:
+    """On IREE's own stage-09 output our elision gives IREE's stage 10, or fewer waits."""
+    module = parse((IREE / example / "09_reuse_allocations.mlir").read_text())
+    reference = parse((IREE / example / "10_elide_timepoints.mlir").read_text())
+    out = elide_timepoints(module)
+    check_same_order(module, out)
+    check_no_redundant_wait(out)
+    for ours, theirs in zip(functions(out), functions(reference)):
+        difference = first_difference(ir.Module((ours.op,)), ir.Module((theirs.op,)))
+        if example == "i_multidevice_overlap":
+            # IREE's ARC made one free wait for the other and its stage 10 joins both frees;
+            # we wait for the last free only.
+            assert len(ours.body.ops) == len(theirs.body.ops) - 1
+        else:
+            assert difference is None, difference
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_whole_cmd_pipeline_on_iree_inputs(example: str) -> None:
+    module = parse((IREE / example / "06_async_final.mlir").read_text())
+    counted = automatic_reference_counting(schedule_allocation(module))
+    out = elide_timepoints(reuse_allocations(counted))
+    verify_structure(out)
+    check_same_order(counted, out)
+    check_no_redundant_wait(out)
+    reference = parse((IREE / example / "10_elide_timepoints.mlir").read_text())
+
+    def count(m: ir.Module, name: str) -> int:
+        return sum(op.name == name for f in functions(m) for op in f.body.ops)
+
+    for name in ("stream.timepoint.await", "stream.timepoint.join", "stream.resource.alloca", "stream.resource.dealloca", "stream.cmd.execute"):
+        assert count(out, name) == count(reference, name), name
+
+
+def test_union_at_select_would_drop_a_needed_wait() -> None:
+    """The golden @selectIntersection keeps `%e0` next to `select(%c, %child, %other)`: with the
+    union, `%child`'s coverage would wrongly excuse it. The HB check confirms it is needed."""
+    module = parse(golden_chunks()[3])
+    out = elide_timepoints(module)
+    f = functions(out)[0]
+    hb = HappensBefore(f.body)
+    e0 = next(op for op in f.body.ops if op.name == "stream.cmd.execute").results[0]
+    other = [op for op in f.body.ops if op.name == "stream.cmd.execute"][2].results[0]
+    assert not hb.reached_before(e0, other)  # on the false side nothing waited for %e0
+    e1 = [op for op in f.body.ops if op.name == "stream.cmd.execute"][4]
+    assert hb.finished_before_start(e0, e1)
+
+
+def test_dropping_a_needed_wait_is_caught_by_the_order_check() -> None:
+    module = parse(golden_chunks()[1])
+    bad = parse(golden_chunks()[1].replace("await(%e0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1", "with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1"))
+    with pytest.raises(AssertionError, match="lost a wait"):
+        check_same_order(module, bad)
