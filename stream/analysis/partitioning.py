@@ -553,7 +553,7 @@ class _Builder:
         for i, j in self.hazard:
             if self.key[i] is HOST:
                 continue  # a host op completes before anything issued after it
-            roots = analysis.roots_of(self.ops[i]) & analysis.roots_of(self.ops[j])
+            roots = analysis.conflicting_roots(self.ops[i], self.ops[j])
             for unit in self._units_of(plan, j):
                 if unit[0] == "partition" and unit[1] in plan.holders[i]:
                     continue  # `i` runs in the unit itself (a copy of a cheap op, or a member)

@@ -347,7 +347,13 @@ class HazardAnalysis:
         return any(self._conflict(x, y) for x in ra for y in rb)
 
     def roots_of(self, op: Op) -> set[Value]:
+        """The roots an op touches."""
         return {self._resolve(0, a).root for a in op_accesses(op)}
+
+    def conflicting_roots(self, a: Op, b: Op) -> set[Value]:
+        """The roots on which the two ops make conflicting accesses."""
+        ra, rb = self.resolved(0, a), self.resolved(1, b)
+        return {x.root for x in ra for y in rb if self._conflict(x, y)}
 
     def edges(self, units: Sequence[Iterable[Op]]) -> list[tuple[int, int]]:
         """Ordering edges `(i, j)`, `i < j`, between units of a sequence (a unit is a group of ops

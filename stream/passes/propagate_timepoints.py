@@ -247,9 +247,13 @@ class _Propagator:
         """A host op: every resource it takes must be awaited on the host first."""
         hazard_roots: dict[Value, set[Value]] = {}
         for i, timepoint in self._hazard_sources(j):
-            roots = self.analysis.roots_of(self.ops[i]) & self.analysis.roots_of(op)
+            roots = self.analysis.conflicting_roots(self.ops[i], op)
             for root in roots:
                 hazard_roots.setdefault(root, set()).add(timepoint)
+        # A `sync` await waits itself: what its own timepoint covers needs no extra await.
+        covered_here = 0
+        if op.name == "stream.timepoint.await":
+            covered_here = self._closure(self._sources_of(_spec(op.name).operand_group(op, "await_timepoint")[0]))
         needs: dict[Value, set[Value]] = {}
         for inner in op.walk():
             for v in inner.operands:
@@ -257,7 +261,7 @@ class _Propagator:
                     continue
                 need = set(self._pending(v))
                 need |= hazard_roots.get(self.analysis.aliases.root(v)[0], set())
-                if need:
+                if need and self._closure(need) & ~covered_here:
                     needs.setdefault(v, set()).update(need)
         replacements = self._await_for_host(needs)
         mapping: dict[Value, Value] = {}
