@@ -36,7 +36,8 @@ from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, Resou
 from stream.ir.verifier import function_level
 from stream.ir.walk import Function, constant_int, defining_ops, functions
 
-__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types"]
+__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types",
+           "program_level"]
 
 
 @dataclass
@@ -78,6 +79,15 @@ def select_function(module: Module, name: str | None) -> Function:
     raise DiagnosticError.at(module.location, f"the module has {len(public)} public functions ({names}); choose one with --function")
 
 
+def program_level(f: Function) -> str | None:
+    """The level of a function, counting a tensor in its signature as the input level (a
+    function of host ops only has no level of its own)."""
+    level = function_level(f.op)
+    if level is None and any(isinstance(t, TensorType) for t in (*f.type.inputs, *f.type.results)):
+        return "input"
+    return level
+
+
 def run_module(
     module: Module,
     inputs: list[Any] | None = None,
@@ -97,7 +107,7 @@ def run_module(
     DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
     DiagnosticError for programs the runtime cannot execute."""
     f = select_function(module, function)
-    level = function_level(f.op)
+    level = program_level(f)
     if level not in ("cmd", None):
         raise DiagnosticError.at(f.op.location, f"@{f.name} is at the {level} level; the executor runs cmd-level programs. Compile it "
                                "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
@@ -112,8 +122,10 @@ def run_module(
     try:
         raw = session.call(f.name, args)
         session.close(f"the end of @{f.name}")
-    except BaseException:
+    except BaseException as e:
         _abort(session)
+        if races is not None:
+            e.findings = list(races.findings)  # type: ignore[attr-defined]  # what --check-races saw before the failure
         raise
     seconds = time.perf_counter() - start
     stats = RunStats(sched.name, sched.all_submissions, seconds,

@@ -25,7 +25,7 @@ from runtime.kernels import Kernel, KernelRegistry
 from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
 from runtime.races import AccessSite, RaceDetector
 from runtime.scheduler import WorkContext, WorkFailure
-from runtime.status import Status, StatusCode
+from runtime.status import ExecutionError, Status, StatusCode
 from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -213,8 +213,9 @@ class Recorder:
         return ref.allocation, ref.offset + offset, length
 
 
-def _bounds(op: Op, message: str) -> DiagnosticError:
-    return DiagnosticError.at(op.location, f"OUT_OF_BOUNDS: {message}")
+def _bounds(op: Op, message: str) -> ExecutionError:
+    """A statically out-of-bounds range: the program fails when it issues the command buffer."""
+    return ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {message}", f"{op.name} at {op.location}"))
 
 
 def _symbol_text(sym: SymbolRefAttr) -> str:

@@ -37,7 +37,7 @@ import numpy as np
 
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.verifier import function_level, verify_structure
+from stream.ir.verifier import verify_structure
 from streamproof.io import parse_inputs
 
 HELP = __doc__ or ""
@@ -88,7 +88,7 @@ def main(args: argparse.Namespace) -> int:
     module = chunk.module
     verify_structure(module)
     fn = runtime.select_function(module, args.function)
-    level = function_level(fn.op)
+    level = runtime.api.program_level(fn)
     reference = None
     if level == "input":
         reference = module
