@@ -25,8 +25,12 @@ def awaits(op: Op) -> list[Value]:
 
 
 class HappensBefore:
-    def __init__(self, block: Block) -> None:
+    """`select_side` (True/False) evaluates every `arith.select` of timepoints as if its
+    condition had that value; None leaves selects opaque (covering only themselves)."""
+
+    def __init__(self, block: Block, select_side: bool | None = None) -> None:
         self.block = block
+        self.select_side = select_side
         self.producer: dict[Value, Op] = {}
         self.position: dict[Op, int] = {}
         self.host_waits: list[tuple[int, Value]] = []
@@ -42,6 +46,8 @@ class HappensBefore:
         op = self.producer.get(t)
         if op is None:
             return []
+        if op.name == "arith.select" and self.select_side is not None:
+            return [op.operands[1] if self.select_side else op.operands[2]]
         preds = list(awaits(op))
         if op.name in WAITING_OPS or op.name == "stream.resource.constants":
             # Issued after every earlier host await.
