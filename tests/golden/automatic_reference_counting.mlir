@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=automatic-reference-counting --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=automatic-reference-counting --split-input-file | filecheck %s
 
 // One allocation, one last use: the free awaits it and later waiters wait for the free.
 // CHECK-LABEL: @singleLastUse

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=reuse-allocations --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=reuse-allocations --split-input-file | filecheck %s
 
 // An allocation awaiting a free of the same size, type and device takes the freed memory.
 // CHECK-LABEL: @exactReuse

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=schedule-allocation --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=schedule-allocation --split-input-file | filecheck %s
 
 // Region-local values share one slab: values whose liveness intervals do not intersect share bytes.
 // CHECK-LABEL: @localsShareSlab
