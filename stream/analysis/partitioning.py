@@ -269,10 +269,13 @@ class _Builder:
                 self.elided[op.results[0]] = op.operands[0]
         # The terminator's uses only matter for escapes (handled in `_io`).
         analysis = HazardAnalysis.of(self.block)
-        self.hazard = analysis.edges([(op,) for op in ops])
+        self.copyable = [_is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
+        # A cheap op that gets copied only writes its own fresh storage: whoever touches that
+        # storage later reaches it through its result (a use-def path), so its hazard edges add
+        # nothing, and they would not say which copy is meant.
+        self.hazard = [(i, j) for i, j in analysis.edges([(op,) for op in ops]) if not self.copyable[i]]
         for i, j in self.hazard:
             self.preds[j].add(i)
-        self.copyable = [_is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
 
     def _overwritten_later(self, analysis: HazardAnalysis, i: int) -> bool:
         """Whether some later op writes storage op `i` reads: then copies of `i` in later

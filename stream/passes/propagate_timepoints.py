@@ -78,6 +78,7 @@ class _Propagator:
         self.materialized: dict[Sources, Value] = {}
         self.awaited: dict[Value, tuple[Value, int]] = {}  # raw -> (host value, covered bitset)
         self.region_timepoint: dict[int, Value] = {}  # input op index -> output timepoint
+        self.handle: dict[Value, tuple[Value, Value]] = {}  # region timepoint -> a value to await it with
         self.hazards: dict[int, list[int]] = {}
         for i, j in self.analysis.edges([(op,) for op in self.ops]):
             self.hazards.setdefault(j, []).append(i)
@@ -160,7 +161,7 @@ class _Propagator:
             elif op.name == "stream.async.execute":
                 self._execute(j, op)
             else:
-                self._host(j, op)
+                self._host(j, op, final=j == len(self.ops) - 1 and _is_terminator(op))
         return self.f.with_body(tuple(_drop_dead_timepoints(self.emitted)))
 
     def _drop_await(self, op: Op) -> None:
@@ -228,6 +229,10 @@ class _Propagator:
         self.cover[timepoint] = self._closure(required) | covered_before
         self._bit(timepoint)
         self.region_timepoint[j] = timepoint
+        if len(new.results) > 1:
+            self.handle[timepoint] = (new.results[0], self._mapped(spec.operand_group(op, "result_sizes")[0]))
+        elif captures:
+            self.handle[timepoint] = (self._raw(captures[0]), self._mapped(spec.operand_group(op, "resource_operand_sizes")[0]))
         for old, result in zip(op.results[:-1], new.results[:-1]):
             self.raw[old] = result
             self._set_pending(old, frozenset({timepoint}))
@@ -243,7 +248,7 @@ class _Propagator:
             return self._timepoint(sorted(self.sources[v], key=self._bit)) or self._immediate()
         return v
 
-    def _host(self, j: int, op: Op) -> None:
+    def _host(self, j: int, op: Op, final: bool = False) -> None:
         """A host op: every resource it takes must be awaited on the host first."""
         hazard_roots: dict[Value, set[Value]] = {}
         for i, timepoint in self._hazard_sources(j):
@@ -272,9 +277,32 @@ class _Propagator:
                 else:
                     mapping[v] = self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v)
         new = _remap(op, mapping)
+        if final:
+            self._await_leftovers()
         self.emitted.append(new)
         if op.name == "stream.timepoint.await":  # a `sync` await: the host has waited
             self.host_covered |= self._closure(self._sources_of(_spec(op.name).operand_group(op, "await_timepoint")[0]))
+
+    def _await_leftovers(self) -> None:
+        """Before returning, wait for every region the host has not waited for (its results are
+        dropped, or only feed other such regions): no access to the caller's buffers, or to any
+        other memory, may outlive the call."""
+        left = [tp for tp in self.region_timepoint.values() if not self._bit(tp) & self.host_covered and tp in self.handle]
+        needed = self._prune_for_host(frozenset(left))
+        if not needed:
+            return
+        timepoint = self._timepoint(needed)
+        values = [self.handle[tp] for tp in needed]
+        op = _spec("stream.timepoint.await").build(
+            operands={
+                "resource_operands": tuple(v for v, _ in values),
+                "resource_operand_sizes": tuple(size for _, size in values),
+                "await_timepoint": timepoint,
+            },
+            results={"results": tuple(v.type for v, _ in values)},
+        )
+        self.emitted.append(op)
+        self.host_covered |= self._closure(needed)
 
     def _await_for_host(self, needs: dict[Value, set[Value]]) -> dict[Value, Value]:
         """Host awaits for the values a host op uses, grouped by the timepoints they need; a value
@@ -333,6 +361,11 @@ def _remap(op: Op, mapping: dict[Value, Value]) -> Op:
     from stream.analysis.region_outlining import remap_op
 
     return remap_op(op, mapping)
+
+
+def _is_terminator(op: Op) -> bool:
+    spec = spec_of(op)
+    return spec is not None and "terminator" in spec.traits
 
 
 def _is_host_consumer(op: Op) -> bool:

@@ -102,6 +102,8 @@ class _Scheduler:
         self.producer: dict[Value, int] = {}  # escaping value -> its partition
         self.timepoint: dict[int, Value] = {}  # partition -> its result timepoint
         self.awaited: dict[tuple[Value, frozenset[int]], Value] = {}
+        self.host_awaited: set[int] = set()  # partitions the host has waited for
+        self.handle: dict[int, tuple[Value, Value]] = {}  # partition -> a value (and size) to await it with
 
     def run(self) -> Function | None:
         plan = self.plan
@@ -118,7 +120,19 @@ class _Scheduler:
                 self._emit_host(ops[unit[1]], unit)
         if plan.terminator is not None:
             self._emit_host(plan.terminator, ("op", len(ops) - 1))
+            self._await_leftovers()
         return self.f.with_body(tuple(self.emitted))
+
+    def _await_leftovers(self) -> None:
+        """Regions nobody waited for (their results are dropped, or only feed other such regions)
+        still touch memory: the host waits for them before returning, so that no access to the
+        caller's buffers outlives the call."""
+        left = [p for p in sorted(self.handle) if p not in self.host_awaited]
+        if not left:
+            return
+        terminator = self.emitted.pop()
+        self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left])
+        self.emitted.append(terminator)
 
     # -- values crossing units ------------------------------------------------------------------
     def _needs(self, values: Sequence[Value], hazards: dict[int, list[Value]]) -> dict[Value, frozenset[int]]:
@@ -150,7 +164,7 @@ class _Scheduler:
     def _raw(self, v: Value) -> Value:
         return self.raw.get(v, v)
 
-    def _emit_await(self, waits: frozenset[int], raws: list[Value]) -> None:
+    def _emit_await(self, waits: frozenset[int], raws: list[Value], sizes: list[Value] | None = None) -> None:
         timepoints = [self.timepoint[p] for p in sorted(waits)]
         if len(timepoints) == 1:
             timepoint = timepoints[0]
@@ -160,9 +174,13 @@ class _Scheduler:
             )
             self.emitted.append(join)
             timepoint = join.results[0]
-        sizes = tuple(self._size(r) for r in raws)
+        self.host_awaited |= waits
         op = _spec("stream.timepoint.await").build(
-            operands={"resource_operands": tuple(raws), "resource_operand_sizes": sizes, "await_timepoint": timepoint},
+            operands={
+                "resource_operands": tuple(raws),
+                "resource_operand_sizes": tuple(sizes) if sizes is not None else tuple(self._size(r) for r in raws),
+                "await_timepoint": timepoint,
+            },
             results={"results": tuple(r.type for r in raws)},
         )
         self.emitted.append(op)
@@ -230,6 +248,10 @@ class _Scheduler:
             self.raw[original] = result
             self.origin[result] = original
         self.timepoint[part.ordinal] = execute.results[-1]
+        if part.escapes:
+            self.handle[part.ordinal] = (execute.results[0], self.sizes[part.escapes[0]])
+        elif outlined.captures:
+            self.handle[part.ordinal] = (outlined.captures[0], outlined.capture_sizes[0])
 
 
 def _spec(name: str):  # type: ignore[no-untyped-def]

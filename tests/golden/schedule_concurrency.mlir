@@ -1,7 +1,7 @@
-// RUN: streamproof compile %s --pass-pipeline=schedule-concurrency --split-input-file --no-verify | filecheck %s --check-prefixes=CHECK,MIN
-// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=min-peak-memory}' --split-input-file --no-verify | filecheck %s --check-prefixes=CHECK,MIN
-// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=max-concurrency}' --split-input-file --no-verify | filecheck %s --check-prefixes=CHECK,MAX
-// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=debug}' --split-input-file --no-verify | filecheck %s --check-prefix=DEBUG
+// RUN: streamproof compile %s --pass-pipeline=schedule-concurrency --split-input-file | filecheck %s --check-prefixes=CHECK,MIN
+// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=min-peak-memory}' --split-input-file | filecheck %s --check-prefixes=CHECK,MIN
+// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=max-concurrency}' --split-input-file | filecheck %s --check-prefixes=CHECK,MAX
+// RUN: streamproof compile %s --pass-pipeline='schedule-concurrency{favor=debug}' --split-input-file | filecheck %s --check-prefix=DEBUG
 
 // Two independent dispatches share a wave; their consumers follow in block order (the b_diamond shape).
 // CHECK-LABEL: @diamond
