@@ -27,6 +27,7 @@ from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import Allocation, ResourceRef, dtype_of
 from runtime.races import Finding, RaceDetector
 from runtime.reference import run_reference
+from runtime.scheduler import Scheduler
 from runtime.semaphore import Fence
 from runtime.trace import Tracer
 from runtime.values import BufferView, InputError, ir_element_type
@@ -93,7 +94,7 @@ def run_module(
     inputs: list[Any] | None = None,
     *,
     function: str | None = None,
-    driver: str = "task",
+    driver: str | Scheduler = "task",
     seed: int = 0,
     check_races: bool = False,
     trace: bool | str | Path | Tracer = False,
@@ -103,7 +104,9 @@ def run_module(
     **driver_options: Any,
 ) -> RunResult:
     """Run a cmd-level function (the output of `streamproof compile`, or an IREE stage-07..10 dump)
-    on `inputs` with the given driver. Raises ExecutionError when the program fails while running,
+    on `inputs` with the given driver: a name ('sync', 'task', 'chaos'), or a driver made with
+    `make_driver` whose semaphores the caller used for `!hal.fence` arguments (the run shuts it
+    down when it ends). Raises ExecutionError when the program fails while running,
     DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
     DiagnosticError for programs the runtime cannot execute."""
     f = select_function(module, function)
@@ -113,7 +116,11 @@ def run_module(
                                "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
     tracer = trace if isinstance(trace, Tracer) else (Tracer() if trace else None)
     races = RaceDetector() if check_races else None
-    sched = make_driver(driver, seed=seed, tracer=tracer, races=races, **driver_options)
+    if isinstance(driver, Scheduler):
+        sched = driver
+        sched.tracer, sched.races = tracer, races
+    else:
+        sched = make_driver(driver, seed=seed, tracer=tracer, races=races, **driver_options)
     sched.poison = poison
     session = Session(module, sched, kernels if kernels is not None else DEFAULT_REGISTRY, races=races,
                       device_memory=device_memory)

@@ -45,6 +45,10 @@ class SyncDriver(Scheduler):
 
     name = "sync"
 
+    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 0, **kw: Any) -> None:
+        # The task driver's pool options mean nothing here: everything runs on the host thread.
+        super().__init__(**kw)
+
     def _blocked_at_submit(self, sub: Submission, unmet: list[tuple[TimelineSemaphore, int]]) -> None:
         from runtime.status import BlockedWait
 

@@ -96,7 +96,8 @@ class Scheduler:
         self.pending: set[Submission] = set()
         self.parked: list[Submission] = []  # allocas waiting for pool memory
         self.inflight = 0  # ready + running
-        self.unobserved: list[Status] = []  # failures no host wait has reported yet
+        self.failures: list[Status] = []  # distinct failures (a propagated failure is the same object)
+        self.observed: set[int] = set()  # ids of failures a host wait has reported
         self.all_submissions = 0
         self.closed = False
         # Whether threads other than the (blocked) host may signal external semaphores; when
@@ -240,8 +241,8 @@ class Scheduler:
         else:
             sub.state = "failed"
             sub.failure = status
-            if not sub.signals:
-                self.unobserved.append(status)
+            if all(f is not status for f in self.failures):
+                self.failures.append(status)
             for sem, _ in sub.signals:
                 sem.fail(status)
         self.changed.notify_all()
@@ -294,10 +295,10 @@ class Scheduler:
                 self.changed.wait(self._wait_slice())
             if self.pending or self.parked:
                 raise self.deadlock(f"deadlock: at {what}, submissions remain that can never run", None, what)
-            if self.unobserved:
-                status = self.unobserved[0]
-                self.unobserved.clear()
-                raise ExecutionError(status, f"{what} (no host wait covered the failing work)")
+            unobserved = [f for f in self.failures if id(f) not in self.observed]
+            if unobserved:
+                self.observed.update(id(f) for f in unobserved)
+                raise ExecutionError(unobserved[0], f"{what} (no host wait covered the failing work)")
 
     def _any_external_pending(self) -> bool:
         return self.other_threads_signal and any(
@@ -305,7 +306,7 @@ class Scheduler:
         )
 
     def _observed(self, status: Status) -> None:
-        self.unobserved = [s for s in self.unobserved if s is not status]
+        self.observed.add(id(status))
 
     def jitter(self) -> None:
         """Hook (chaos): called before each command; a random short sleep there."""
