@@ -70,7 +70,7 @@ def reject_tensor_ties(func: Function, pass_name: str) -> None:
             raise DiagnosticError.at(op.location, f"{pass_name}: '{op.name}' must be lowered by encode-tensors first")
 
 
-def needs_copy(op: Op, index: int, storage: StorageInfo, last: LastUse, root: Root) -> str | None:
+def needs_copy(op: Op, index: int, last: LastUse, root: Root) -> str | None:
     """Why operand `index` of `op`, written in place, must be copied first (None when it need not)."""
     if root.immutable:
         return f"its storage is a {root.value}"
@@ -105,7 +105,7 @@ class _Materializer:
             if writes:
                 operands = list(new.operands)
                 for i in writes:
-                    if needs_copy(op, i, storage, last, self.roots.get(operands[i], Root.FRESH)) is not None:
+                    if needs_copy(op, i, last, self.roots.get(operands[i], Root.FRESH)) is not None:
                         size = storage.sizes.get(op.operands[i])
                         if size is None:
                             raise DiagnosticError.at(op.location, f"materialize-copy-on-write: no size known for operand #{i} of '{op.name}'")

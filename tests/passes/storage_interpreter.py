@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from runtime.executor import ARITH_OPS, eval_arith, host_value_of_constant
-from runtime.kernels import DEFAULT_REGISTRY
+from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
 from runtime.values import dense_to_numpy
 from stream.ir.attributes import ArrayAttr, SymbolRefAttr, TypeAttr, UnitAttr
@@ -51,8 +51,9 @@ class Buffer:
     origin: str
 
 
-# Storage semantics (the default) or value semantics; set by `run_async`.
+# Storage semantics (the default) or value semantics, and the kernels; set by `run_async`.
 _IN_PLACE = [True]
+_KERNELS: list[KernelRegistry] = [DEFAULT_REGISTRY]
 
 
 def _written(env: dict[Value, Any], op: Op, name: str) -> Buffer:
@@ -68,8 +69,9 @@ class _Export:
     shape: tuple[int, ...]
 
 
-def run_async(module: Module, name: str, args: list[Any], in_place: bool = True) -> list[Any]:
+def run_async(module: Module, name: str, args: list[Any], in_place: bool = True, kernels: KernelRegistry | None = None) -> list[Any]:
     _IN_PLACE[0] = in_place
+    _KERNELS[0] = kernels or DEFAULT_REGISTRY
     f = function(module, name)
     assert f is not None, name
     env: dict[Value, Any] = {}
@@ -244,7 +246,7 @@ def _dispatch(env: dict[Value, Any], op: Op) -> None:
     entries = op.properties["entry_points"]
     symbol = entries.elements[0] if isinstance(entries, ArrayAttr) else entries
     assert isinstance(symbol, SymbolRefAttr)
-    kernel = DEFAULT_REGISTRY.lookup(symbol)
+    kernel = _KERNELS[0].lookup(symbol)
     assert kernel is not None, symbol
     bindings = [a.type for a in op.attributes["streamproof.binding_types"].elements]  # type: ignore[union-attr]
     operands = _group(op, "resource_operands")
