@@ -57,6 +57,7 @@ class RunResult:
     findings: list[Finding]
     stats: RunStats
     tracer: Tracer | None = None
+    result_types: list[Any] = field(default_factory=list)  # the function's declared result types
 
     @property
     def errors(self) -> list[Finding]:
@@ -140,7 +141,7 @@ def run_module(
     results = [_result(r) for r in raw]
     if isinstance(trace, (str, Path)) and tracer is not None:
         tracer.write(trace)
-    return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer)
+    return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer, list(f.type.results))
 
 
 def _abort(session: Session) -> None:
@@ -212,8 +213,6 @@ def _result(value: Any) -> Any:
     if isinstance(value, ResourceRef):
         data = value.allocation.data
         return None if data is None else np.array(data[value.offset : value.offset + value.length], copy=True)
-    if isinstance(value, np.generic):
-        return value.item()
     return value
 
 

@@ -169,6 +169,8 @@ class Session:
             alloc.data = None
             if alloc.state != "freed":
                 alloc.state = "released"
+        for device in self.pools:
+            self.counter(device)  # the run is over: its storage went back to the pools
 
 
 def _unsupported(op: Op) -> str:

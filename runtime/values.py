@@ -273,6 +273,9 @@ def format_value(value: Any, element_type: Type | None = None, max_elements: int
         return format_array(value.array, value.element_type, max_elements)
     if isinstance(value, np.ndarray):
         return format_array(value, element_type or ir_element_type(value.dtype), max_elements)
+    if isinstance(value, np.generic) and not isinstance(value, np.bool_):
+        t = element_type or ir_element_type(value.dtype)
+        return f"{t}={value.item():G}" if value.dtype.kind == "f" else f"{t}={int(value)}"
     if isinstance(value, (bool, np.bool_)):
         return f"i1={int(bool(value))}"
     if isinstance(value, (int, np.integer)):

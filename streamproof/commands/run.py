@@ -117,9 +117,10 @@ def main(args: argparse.Namespace) -> int:
 
     print(f"EXEC @{fn.name}")
     for i, value in enumerate(result.results):
-        kind = "hal.buffer_view" if isinstance(value, np.ndarray) else type(value).__name__
-        print(f"result[{i}]: {kind}")
-        print(runtime.format_value(value, max_elements=args.print_max_element_count))
+        t = result.result_types[i] if i < len(result.result_types) else None
+        print(f"result[{i}]: {'hal.buffer_view' if isinstance(value, np.ndarray) else t}")
+        scalar_type = None if isinstance(value, np.ndarray) or t is None or str(t).startswith("!") else t
+        print(runtime.format_value(value, scalar_type, max_elements=args.print_max_element_count))
     if args.output_dir:
         _write_outputs(Path(args.output_dir), result.results)
 

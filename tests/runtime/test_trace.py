@@ -1,0 +1,89 @@
+"""Chrome / Perfetto traces: well-formed by the JSON importer's rules (runtime-notes section 4.2).
+
+Checked: every X slice has ts and dur; slices on one (pid, tid) track nest (a partially
+overlapping pair is what breaks Perfetto); processes and threads are named; each flow id has one
+start and one end with the same name and category, the start inside the signalling slice and the
+end inside the waiting one; a memory counter per device returns to zero.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rt_support import DATA, DRIVERS, HERE, parse
+
+from runtime import run_module
+from runtime.trace import Tracer, check_nesting
+
+
+def _slices(events: list[dict]) -> list[dict]:  # type: ignore[type-arg]
+    return [e for e in events if e.get("ph") == "X"]
+
+
+def _enclosing(events: list[dict], pid: int, tid: int, ts: float) -> list[dict]:  # type: ignore[type-arg]
+    return [e for e in _slices(events) if e["pid"] == pid and e["tid"] == tid and e["ts"] - 1e-6 <= ts <= e["ts"] + e["dur"] + 1e-6]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_trace_of_a_two_device_program(driver: str, tmp_path: Path) -> None:
+    path = HERE / "programs" / "two_devices.mlir"
+    out = tmp_path / "trace.json"
+    run_module(parse(path.read_text(), str(path)), [np.ones((4, 4), np.float32)], driver=driver, trace=out)
+    doc = json.loads(out.read_text())
+    events = doc["traceEvents"]
+    assert doc["displayTimeUnit"] == "ms"
+    assert check_nesting(events) == []
+    names = {(e["pid"], e["args"]["name"]) for e in events if e.get("name") == "process_name"}
+    assert {n for _, n in names} == {"host", "device @dev0", "device @dev1"}
+    threads = {(e["pid"], e["tid"]): e["args"]["name"] for e in events if e.get("name") == "thread_name"}
+    for s in _slices(events):
+        assert (s["pid"], s["tid"]) in threads and s["dur"] >= 0
+    kinds = {s["name"] for s in _slices(events)}
+    assert {"execute", "alloca", "dealloca", "dispatch scale", "dispatch tanh", "transfer", "await"} <= kinds
+    # Every device command nests inside its submission's slice on the same track.
+    for s in _slices(events):
+        if s.get("cat") == "command":
+            parents = [p for p in _enclosing(events, s["pid"], s["tid"], s["ts"]) if p.get("cat") == "submission"]
+            assert parents, f"{s['name']} is outside every submission slice"
+    # Flows: one 's' and one 'f' per id, same name and category, each inside a slice.
+    flows: dict[int, dict[str, dict]] = {}  # type: ignore[type-arg]
+    for e in events:
+        if e.get("ph") in ("s", "f"):
+            flows.setdefault(e["id"], {})[e["ph"]] = e
+    assert flows
+    for pair in flows.values():
+        assert set(pair) == {"s", "f"}
+        s, f = pair["s"], pair["f"]
+        assert (s["name"], s["cat"]) == (f["name"], f["cat"]) and f["bp"] == "e"
+        assert _enclosing(events, s["pid"], s["tid"], s["ts"]) and _enclosing(events, f["pid"], f["tid"], f["ts"])
+        assert s["ts"] <= f["ts"] + 1e-6
+    # The execute on @dev1 waits for the one on @dev0: an arrow crosses devices.
+    assert any(p["s"]["pid"] != p["f"]["pid"] for p in flows.values())
+    counters = [e for e in events if e.get("ph") == "C"]
+    for pid in {c["pid"] for c in counters}:
+        series = [c["args"]["bytes"] for c in counters if c["pid"] == pid]
+        assert max(series) == 64 and series[-1] == 0
+
+
+def test_concurrent_children_on_pool_lanes_keep_tracks_nested(iree_kernels: None) -> None:
+    path = DATA / "b_diamond" / "10_elide_timepoints.mlir"
+    module = parse(path.read_text(), str(path))
+    xs = [np.ones((64, 64), np.float32) for _ in range(5)]
+    for seed in range(4):
+        result = run_module(module, xs, driver="chaos", seed=seed, trace=True)
+        assert result.tracer is not None
+        assert check_nesting(result.tracer.events) == []
+
+
+def test_check_nesting_finds_partial_overlap() -> None:
+    t = Tracer()
+    track = t.track("dev0", "queue 0")
+    t.slice(track, "a", 0.0, 10.0)
+    t.slice(track, "b", 2.0, 4.0)  # nested: fine
+    assert check_nesting(t.events) == []
+    t.slice(track, "c", 8.0, 12.0)  # starts inside 'a', ends after it
+    (problem,) = check_nesting(t.events)
+    assert "'c'" in problem and "'a'" in problem

@@ -1,0 +1,88 @@
+"""Inputs and outputs in iree-run-module's text forms, dense constants, element type codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from runtime.values import InputError, dense_to_numpy, element_type_code, format_value, parse_input
+from stream.ir.attributes import DenseAttr
+from stream.ir.types import F16, F32, I1, I8, I32, IntegerType, TensorType
+
+
+def test_splat_list_brackets_zeros() -> None:
+    assert parse_input("2x2xf32=1.5").tolist() == [[1.5, 1.5], [1.5, 1.5]]
+    assert parse_input("2x2xf32=1,2,3,4").tolist() == [[1, 2], [3, 4]]
+    assert parse_input("2x2xi32=[1 2][3 4]").tolist() == [[1, 2], [3, 4]]
+    assert parse_input("3xi8").tolist() == [0, 0, 0] and parse_input("3xi8").dtype == np.int8
+    assert parse_input("2xi1=1 0").tolist() == [True, False]
+    assert parse_input("4xui8=255").dtype == np.uint8
+
+
+def test_scalars() -> None:
+    assert parse_input("7") == 7 and isinstance(parse_input("7"), int)
+    assert parse_input("-0.5") == -0.5
+    assert parse_input("i32=7") == 7
+    assert parse_input("f32=0.25") == 0.25
+
+
+def test_files(tmp_path: Path) -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.testing.assert_array_equal(parse_input("@a.npy", tmp_path), a)
+    (tmp_path / "raw.bin").write_bytes(a.tobytes())
+    np.testing.assert_array_equal(parse_input("2x3xf32=@raw.bin", tmp_path), a)
+
+
+@pytest.mark.parametrize("text,message", [
+    ("2x2xf32=1,2,3", "needs 4 elements"),
+    ("2xq32=1", "unknown element type 'q32'"),
+    ("2xaxf32=1", "invalid shape"),
+    ("2xf32=a,b", "cannot read the elements"),
+    ("@/nonexistent/x.npy", "no such file"),
+    ("", "empty --input"),
+])
+def test_bad_inputs(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_input(text)
+
+
+def test_format_like_iree_run_module() -> None:
+    # floats print with C's %G; rows nest in brackets; the leaf dimension is space separated
+    assert format_value(np.array([[1, 2.5], [3, 4]], np.float32)) == "2x2xf32=[1 2.5][3 4]"
+    assert format_value(np.array([1, 2, 3], np.int32)) == "3xi32=1 2 3"
+    assert format_value(np.array([True, False])) == "2xi1=1 0"
+    assert format_value(np.array([0.1, 1e-7, 123456789.0], np.float64)) == "3xf64=0.1 1E-07 1.23457E+08"
+    assert format_value(np.array([np.nan, np.inf], np.float32)) == "2xf32=NAN INF"
+    assert format_value(np.float32(2.0).reshape(())) == "f32=2"
+    assert format_value(7) == "i64=7" and format_value(True) == "i1=1" and format_value(0.5) == "f64=0.5"
+
+
+def test_format_elides_after_max_elements() -> None:
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert format_value(a, max_elements=4) == "2x3xf32=[0 1 2][3...]"
+    assert format_value(a, max_elements=0) == "2x3xf32=[...][...]"
+
+
+def test_dense_constants() -> None:
+    assert dense_to_numpy(DenseAttr("[[1.0, 2.0], [3.0, 4.0]]", TensorType((2, 2), F32))).tolist() == [[1, 2], [3, 4]]
+    assert dense_to_numpy(DenseAttr("3", TensorType((3,), I32))).tolist() == [3, 3, 3]
+    assert dense_to_numpy(DenseAttr("true", TensorType((2,), I1))).tolist() == [True, True]
+    nan = dense_to_numpy(DenseAttr("0x7FC00000", TensorType((2,), F32)))
+    assert np.isnan(nan).all()
+    blob = dense_to_numpy(DenseAttr('"0x0100000002000000"', TensorType((2,), I32)))
+    assert blob.tolist() == [1, 2]
+    assert dense_to_numpy(DenseAttr("[-1.5e+00, 2.0]", TensorType((2,), F16))).dtype == np.float16
+    with pytest.raises(InputError, match="has 3 elements"):
+        dense_to_numpy(DenseAttr("[1, 2, 3]", TensorType((2,), I8)))
+
+
+def test_iree_element_type_codes() -> None:
+    # (numerical type << 24) | bits, as iree_hal_element_type_t
+    assert element_type_code(F32) == 0x21000020
+    assert element_type_code(F16) == 0x21000010
+    assert element_type_code(I32) == 0x10000020
+    assert element_type_code(IntegerType(8, "u")) == 0x12000008
+    assert element_type_code(I1) == 0x13000008
