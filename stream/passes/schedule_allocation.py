@@ -212,6 +212,10 @@ _RESULT_SIZE: dict[str, Callable[[Op, int], Value]] = {
     ),
     "stream.async.alloca": lambda op, i: view(op).storage_size,
     "stream.async.dispatch": lambda op, i: view(op).result_sizes[i],
+    # Tied results live in their operand's tree; their sizes matter only if a tie is dropped.
+    **dict.fromkeys(("stream.async.fill", "stream.async.update", "stream.async.copy"), lambda op, i: view(op).target_size),
+    "stream.async.barrier": lambda op, i: view(op).size,
+    "stream.resource.subview": lambda op, i: view(op).result_size,
 }
 
 

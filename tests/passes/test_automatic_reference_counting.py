@@ -7,13 +7,15 @@ from pathlib import Path
 import pytest
 from concrete_semantics import assert_refines, infer_arg_sizes, random_inputs, run_function
 from timeline_check import HappensBefore
+from verifier_faults import accepted, rejection
 
 import stream.ir as ir
+import stream.passes.automatic_reference_counting as arc
 from stream.analysis.liveness import allocation_uses
 from stream.ir.spec import view
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
-from stream.passes.automatic_reference_counting import automatic_reference_counting
+from stream.passes.automatic_reference_counting import Deallocation, automatic_reference_counting
 from stream.passes.schedule_allocation import schedule_allocation
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,3 +107,48 @@ def test_a_too_early_free_is_caught_by_the_check() -> None:
     text = golden_chunks()[0].replace("%o = stream.timepoint.await %e0", "%d = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%rt) => %r : !stream.resource<transient>{%c64} => !stream.timepoint\n  %o = stream.timepoint.await %e0")
     with pytest.raises(AssertionError, match="freed before stream.cmd.execute"):
         check_frees(parse(text))
+
+
+# -- fault injection: broken variants of the pass must be rejected by the verifier ----------------
+
+
+def test_fault_free_after_the_first_use_is_use_after_free(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[2])  # @coveredLastUses: two uses in sequence
+    accepted(module, automatic_reference_counting(module), "automatic-reference-counting")
+    original = arc.plan_deallocations
+
+    def too_early(f):  # type: ignore[no-untyped-def]
+        return [Deallocation(p.uses, p.after, tuple(p.uses.device_timepoints()[:1])) for p in original(f)]
+
+    monkeypatch.setattr(arc, "plan_deallocations", too_early)
+    assert "USE_AFTER_FREE" in rejection(module, automatic_reference_counting(module), "automatic-reference-counting")
+
+
+def test_fault_freeing_exported_storage(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[3])  # @neverFreed
+    original = arc.allocation_uses
+
+    def forget_escapes(block):  # type: ignore[no-untyped-def]
+        uses = original(block)
+        for u in uses:
+            u.escapes.clear()
+            u.alloca = u.alloca.replace(properties={k: v for k, v in u.alloca.properties.items() if k != "indeterminate_lifetime"})
+        return uses
+
+    monkeypatch.setattr(arc, "allocation_uses", forget_escapes)
+    assert rejection(module, automatic_reference_counting(module), "automatic-reference-counting") & {"USE_AFTER_FREE", "DOUBLE_FREE"}
+
+
+def test_fault_freeing_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[0])
+    once = automatic_reference_counting(module)
+    original = arc.allocation_uses
+
+    def forget_ownership(block):  # type: ignore[no-untyped-def]
+        uses = original(block)
+        for u in uses:
+            u.owned.clear()
+        return uses
+
+    monkeypatch.setattr(arc, "allocation_uses", forget_ownership)
+    assert "DOUBLE_FREE" in rejection(module, automatic_reference_counting(once), "automatic-reference-counting")

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 from timeline_check import WAITING_OPS, HappensBefore, awaits
+from verifier_faults import accepted, rejection
 
 import stream.ir as ir
+from stream.analysis.timepoint_coverage import TimepointCoverage
 from stream.ir.core import Block, Op, Value
 from stream.ir.equality import first_difference
 from stream.ir.verifier import verify_structure
@@ -123,7 +125,7 @@ def test_whole_cmd_pipeline_on_iree_inputs(example: str) -> None:
 def test_union_at_select_would_drop_a_needed_wait() -> None:
     """The golden @selectIntersection keeps `%e0` next to `select(%c, %child, %other)`: with the
     union, `%child`'s coverage would wrongly excuse it. The HB check confirms it is needed."""
-    module = parse(golden_chunks()[3])
+    module = parse((ROOT / "tests" / "golden" / "elide_timepoints_select.mlir").read_text())
     out = elide_timepoints(module)
     f = functions(out)[0]
     hb = HappensBefore(f.body)
@@ -139,3 +141,19 @@ def test_dropping_a_needed_wait_is_caught_by_the_order_check() -> None:
     bad = parse(golden_chunks()[1].replace("await(%e0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1", "with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1"))
     with pytest.raises(AssertionError, match="lost a wait"):
         check_same_order(module, bad)
+
+
+# -- fault injection: broken variants of the pass must be rejected by the verifier ----------------
+
+
+def test_fault_dropping_an_uncovered_wait_is_a_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[1])  # @chainedAwaits: %e2 must wait for %e1's copy into %arg1
+    accepted(module, elide_timepoints(module), "elide-timepoints")
+    text = golden_chunks()[1].replace("%j1 = stream.timepoint.join max(%j0, %e1)", "%j1 = stream.timepoint.join max(%j0, %e1, %e0)")
+    module = parse(text.replace("await(%e0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1", "with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1"))
+    roots = TimepointCoverage.roots
+    with monkeypatch.context() as patch:
+        # Keep only the first candidate of every wait: drops waits nothing covers.
+        patch.setattr(TimepointCoverage, "roots", lambda self, candidates, position=None: roots(self, candidates, position)[:1])
+        broken = elide_timepoints(module)
+    assert rejection(module, broken, "elide-timepoints") & {"RACE_WRITE_AFTER_WRITE", "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "MISSED_WAIT"}

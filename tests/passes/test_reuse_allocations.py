@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 from concrete_semantics import assert_refines, infer_arg_sizes, random_inputs, run_function
 from timeline_check import HappensBefore
+from verifier_faults import accepted, rejection
 
 import stream.ir as ir
 from stream.analysis.liveness import allocation_uses
+from stream.analysis.timepoint_coverage import TimepointCoverage
 from stream.ir.core import Location, Op
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import Function, functions
@@ -136,3 +138,39 @@ def test_the_generation_check_is_not_vacuous() -> None:
                       "%d0 = stream.timepoint.immediate => !stream.timepoint")
     with pytest.raises(AssertionError, match="two generations at once"):
         check_generations_ordered(parse(text), parse(bad))
+
+
+# -- fault injection: broken variants of the pass must be rejected by the verifier ----------------
+
+LIVE = """
+util.func public @liveAllocation(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg1 as %b: !stream.resource<external>{%c64}, %r1 as %y: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %b[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %y[%c0], %b[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j = stream.timepoint.join max(%d0, %d1) => !stream.timepoint
+  %o:2 = stream.timepoint.await %j => %arg0, %arg1 : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}
+  util.return %o#0, %o#1 : !stream.resource<external>, !stream.resource<external>
+}
+"""
+
+
+def test_fault_reusing_a_live_allocation_is_a_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(LIVE)
+    assert reuse_allocations(module) is not None and len(plan_reuses(functions(module)[0].body)) == 0
+    accepted(module, reuse_allocations(module), "reuse-allocations")
+    with monkeypatch.context() as patch:
+        patch.setattr(TimepointCoverage, "host_covered", lambda self, position, t: True)  # every free looks awaited
+        broken = reuse_allocations(module)
+    assert len([op for op in functions(broken)[0].body.ops if op.name == "stream.resource.alloca"]) == 1
+    assert rejection(module, broken, "reuse-allocations") & {"RACE_WRITE_AFTER_WRITE", "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ"}

@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 from concrete_semantics import Fault, assert_refines, infer_arg_sizes, random_inputs, run_function
+from verifier_faults import accepted, rejection
 
 import stream.ir as ir
+import stream.passes.async_to_cmd as async_to_cmd
 import stream.passes.schedule_allocation as sa
 from stream.analysis.slab_layout import Slice
+from stream.analysis.storage_aliases import StorageForest
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.verifier import function_level, verify_structure
 from stream.ir.walk import functions
@@ -196,3 +199,89 @@ util.func public @f() -> !stream.resource<transient> {
 """
     with pytest.raises(Fault, match="use after free"):
         run_function(parse(text), "f", [], "cmd")
+
+
+# -- fault injection: broken variants of the pass must be rejected by the verifier ----------------
+
+
+
+def test_fault_overlapping_slab_is_a_race(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse((IREE / "b_diamond" / "06_async_final.mlir").read_text())
+    accepted(module, schedule_allocation(module), "schedule-allocation")
+    monkeypatch.setattr(sa, "layout_slices", lambda slices, alignment: ([0] * len(slices), max(s.size for s in slices)))
+    assert "RACE_WRITE_AFTER_WRITE" in rejection(module, schedule_allocation(module), "schedule-allocation")
+
+
+class _DummyTiedBuffers(StorageForest):
+    """IREE #19355: tied updates inside waves get storage of their own, so their writes are lost."""
+
+    @staticmethod
+    def of(body):  # type: ignore[no-untyped-def, override]
+        forest = StorageForest.of(body)
+        for value, op in list(forest.defs.items()):
+            if op.name == "stream.async.update" and value in forest.parent:
+                del forest.parent[value]
+        forest._roots.clear()
+        return forest
+
+
+def test_fault_dummy_buffers_for_tied_results_lose_writes(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[2])  # @tiedUpdatesInWave
+    accepted(module, schedule_allocation(module), "schedule-allocation")
+    monkeypatch.setattr(sa, "StorageForest", _DummyTiedBuffers)
+    assert "VALUE_MISMATCH" in rejection(module, schedule_allocation(module), "schedule-allocation")
+
+
+TWO_RESULTS = """
+util.func public @twoResults(%arg0: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %r:2, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c16}) -> (!stream.resource<external>{%c16}, !stream.resource<external>{%c16}) {
+    %0:2 = stream.async.dispatch @ex::@split(%a[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> (!stream.resource<external>{%c16}, !stream.resource<external>{%c16})
+    stream.yield %0#0, %0#1 : !stream.resource<external>{%c16}, !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %o:2 = stream.timepoint.await %t => %r#0, %r#1 : !stream.resource<external>{%c16}, !stream.resource<external>{%c16}
+  util.return %o#0, %o#1 : !stream.resource<external>, !stream.resource<external>
+}
+"""
+
+
+def test_fault_swapped_result_bindings_compute_wrong_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    """IREE #20819: binding i must be result i; swapping two result bindings is caught."""
+    module = parse(TWO_RESULTS)
+    accepted(module, schedule_allocation(module), "schedule-allocation")
+    original = async_to_cmd.CONVERSIONS["stream.async.dispatch"]
+
+    def swapped(ctx, op, v):  # type: ignore[no-untyped-def]
+        (dispatch,) = original(ctx, op, v)
+        spec = async_to_cmd.spec_of(dispatch)
+        groups = {g: list(spec.operand_group(dispatch, g)) for g in ("resources", "resource_sizes", "resource_offsets", "resource_lengths")}
+        for values in groups.values():
+            values[-1], values[-2] = values[-2], values[-1]
+        return [async_to_cmd.build("stream.cmd.dispatch", {**groups, "workload": (), "uniform_operands": ()},
+                                   attrs=dict(dispatch.properties), discardable=dispatch.attributes)]
+
+    monkeypatch.setitem(async_to_cmd.CONVERSIONS, "stream.async.dispatch", swapped)
+    assert "VALUE_MISMATCH" in rejection(module, schedule_allocation(module), "schedule-allocation")
+
+
+def test_fault_region_not_waiting_for_its_slab(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = parse(golden_chunks()[0])  # @localsShareSlab
+    original = sa._RegionAllocation._plan_slab
+
+    def forgetful(self):  # type: ignore[no-untyped-def]
+        original(self)
+        self.awaits.pop()  # the slab's alloca timepoint
+
+    monkeypatch.setattr(sa._RegionAllocation, "_plan_slab", forgetful)
+    assert "USE_BEFORE_ALLOC" in rejection(module, schedule_allocation(module), "schedule-allocation")
+
+
+def test_fault_subview_offset_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """IREE #14685: a tied result that is an offset range of its capture must keep the offset."""
+    module = parse(golden_chunks()[3])  # @tiedSubrangeResult
+    accepted(module, schedule_allocation(module), "schedule-allocation")
+    original = sa._RegionAllocation._subrange
+    monkeypatch.setattr(sa._RegionAllocation, "_subrange", lambda self, j, terms, size: original(self, j, (), size) if not terms else original(self, j, (self.b.index(0),), size))
+    assert "VALUE_MISMATCH" in rejection(module, schedule_allocation(module), "schedule-allocation")
+
