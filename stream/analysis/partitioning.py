@@ -11,20 +11,26 @@ device changes on the longest dependency path that reaches it.
 
 where "elsewhere" means another device key (an affinity, or the host for non-streamable ops).
 Dependencies are use-def edges plus the storage-hazard edges of `ResourceHazards` (an op that
-writes bytes an earlier op reads or writes, in program order). Streamable ops with the same
-(device key, level, epoch) form one partition; the *epoch* of an op counts the side-effecting host
-ops before it (`cf.assert`, calls, unknown ops), so that no op is hoisted across one.
+writes bytes an earlier op reads or writes, in program order). Symmetrically, the *backward level*
+counts the device changes on the longest path from an op to a host use. Streamable ops with the
+same (device key, level, backward level, epoch) form one partition; the *epoch* of an op counts the
+side-effecting host ops before it (`cf.assert`, calls, unknown ops), so that no op is hoisted
+across one.
 
-Invariants (proved in the docstring of `_issue_order` and checked when the plan is built):
+Invariants (checked by `tests/passes/test_partitioning.py`, also on random programs):
 
 1. every streamable op is in exactly one partition, except that cheap ops (`splat`, `alloca`,
    `clone`, dispatches that read nothing) are copied into each partition of their device that
    consumes them, and also kept in a partition of their own only when something else uses them;
-2. every partition has one device key, and no two of its ops depend on each other through an
-   op outside the partition, so the partitions and host ops form an acyclic graph;
-3. an op joins a region only if everything the region waits for at the region's start is also
-   something the op waits for, up to work on the op's own device: ops on one device that do
-   not depend on another device's work never wait for it (this is what lets devices overlap);
+2. every partition has one device key, and the partitions and host ops form an acyclic graph:
+   along every edge the epoch and the level never decrease and the backward level never
+   increases, and an edge between two partitions of equal epoch and level joins two partitions
+   of one device whose backward levels differ (a change of device adds one to the level);
+3. a region waits, at its start, only for work of lower levels: ops that depend on no other
+   device's work (level 0) never wait for another device, and no op waits for a longer chain of
+   cross-device dependencies than its own; at its end, a region holds only ops at the same
+   distance from the host, so work whose result another device needs next is not held back by
+   work of its device that nothing needs as soon;
 4. the issue order lists every host op and partition after everything it depends on, keeps the
    side-effecting host ops in program order, and issues device work as early as possible.
 
