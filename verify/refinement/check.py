@@ -162,10 +162,9 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
 
 
 def _render_condition(ctx: Context, c: z3.BoolRef) -> str:
-    text = str(c)
-    for s in ctx.ints._sym_list:
-        text = text.replace(f"s{s.id}", s.label) if f"s{s.id}" in text else text
-    return text
+    """A case assumption in the programs' own names (`16*%row <= 0`)."""
+    pairs = [(ctx.ints.z3_sym(s), z3.Int(s.label)) for s in ctx.ints._sym_list]
+    return str(z3.substitute(z3.simplify(c), *pairs)) if pairs else str(z3.simplify(c))
 
 
 def _example(ctx: Context, conditions: list[z3.BoolRef]) -> dict[str, int]:
@@ -195,6 +194,8 @@ class Observed:
     producer: Op | None = None
     alloc: Allocation | None = None
     offset: IntExpr = 0  # where the observed bytes start in `alloc` (pieces use absolute offsets)
+    res: Res | None = None  # the value-level resource observed (for tracing who wrote a byte)
+    machine: Machine | None = None
     name: str = ""
     nothing: bool = False
 
@@ -245,7 +246,7 @@ def _observe(m: Machine, e: object, name: str) -> Observed:
     if isinstance(e, BufView):
         if e.res is not None:
             if e.data is not None:
-                return Observed(data=e.data, producer=e.res.producer or e.export, name=name)
+                return Observed(data=e.data, producer=e.res.producer or e.export, res=e.res, machine=m, name=name)
             assert e.res.alloc is not None
             o = _final(m, e.res.alloc, e.res.offset, e.res.size)
             o.name = name
@@ -259,7 +260,7 @@ def _observe(m: Machine, e: object, name: str) -> Observed:
         return o
     if isinstance(e, Res):
         if e.data is not None:
-            return Observed(data=e.data, producer=e.producer, name=name)
+            return Observed(data=e.data, producer=e.producer, res=e, machine=m, name=name)
         assert e.alloc is not None
         o = _final(m, e.alloc, e.offset, e.size)
         o.name = name
@@ -382,6 +383,10 @@ def _context(ctx: Context, oa: Observed, d: Divergence) -> tuple[Op | None, str]
             alloc = oa.alloc
             what = alloc.what if alloc is not None else "the storage"
             return (alloc.op if alloc is not None else None), f"these bytes are never written in AFTER (still the initial contents of {what})"
+    if oa.res is not None and oa.machine is not None:
+        writer = oa.machine.writer_of(oa.res, d.position)
+        if writer is not None:
+            return writer, f"these bytes come from {writer.name}"
     if oa.producer is not None:
         return oa.producer, f"the value comes from {oa.producer.name}"
     return None, "the values differ"

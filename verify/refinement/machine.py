@@ -45,7 +45,10 @@ __all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule"]
 
 @dataclass(eq=False, slots=True)
 class Res:
-    """A resource value: `size` bytes, held as `data` (value semantics) and/or in storage."""
+    """A resource value: `size` bytes, held as `data` (value semantics) and/or in storage.
+
+    Provenance (for reports only): `producer` wrote bytes `written` of the value (all of them when
+    None and there is no `source`); the other bytes are `source`'s from offset `shift` on."""
 
     size: IntExpr
     data: ByteStr | None
@@ -53,6 +56,9 @@ class Res:
     offset: IntExpr = 0
     version: int = 0
     producer: Op | None = None
+    source: Res | None = None
+    shift: IntExpr = 0
+    written: tuple[IntExpr, IntExpr] | None = None
 
 
 @dataclass(eq=False, slots=True)
@@ -249,13 +255,31 @@ class Machine:
         return atom
 
     def fresh(self, data: ByteStr, op: Op) -> Res:
+        """A new value whose every byte `op` computed."""
         return Res(data.length, data, producer=op)
 
-    def tied(self, operand: Res, data: ByteStr, op: Op) -> Res:
-        """The result of an op that writes `data` (the operand's full new contents) in place."""
+    def derived(self, source: Res, data: ByteStr, op: Op, shift: IntExpr = 0) -> Res:
+        """A new value that is bytes of `source` from `shift` on (a clone, transfer or slice)."""
+        return Res(data.length, data, producer=op, source=source, shift=shift)
+
+    def writer_of(self, r: Res, position: IntExpr) -> Op | None:
+        """The op that put byte `position` of value `r` there (value levels; for reports)."""
+        for _ in range(10_000):
+            inside = r.written is not None and self.facts.le(r.written[0], position) is True and (
+                self.facts.le(self.ints.add(position, 1), r.written[1]) is True
+            )
+            if r.source is None or inside:
+                return r.producer
+            position = self.ints.add(position, r.shift)
+            r = r.source
+        return r.producer
+
+    def tied(self, operand: Res, data: ByteStr, op: Op, written: tuple[IntExpr, IntExpr] | None = None) -> Res:
+        """The result of an op that writes `data` (the operand's full new contents) in place;
+        `written` is the range it changed (for reports; None: all of it)."""
         a = operand.alloc
         if a is None:
-            return Res(operand.size, data, producer=op)
+            return Res(operand.size, data, producer=op, source=operand if written else None, written=written)
         if operand.data is not None:
             self.bytes_of(operand)  # the staleness check of a value-level read
         if a.borrowed and a.unconstrained is None:
@@ -264,7 +288,7 @@ class Machine:
         a.version += 1
         if operand.data is None:
             return Res(operand.size, None, a, operand.offset, a.version, op)
-        return Res(operand.size, data, a, operand.offset, a.version, op)
+        return Res(operand.size, data, a, operand.offset, a.version, op, operand if written else None, 0, written)
 
     def write(self, alloc: Allocation, offset: IntExpr, data: ByteStr, op: Op) -> None:
         """A cmd-level store into storage."""

@@ -61,7 +61,7 @@ def _splat(m: Machine, op: Op) -> None:
 def _clone(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.source, v.source_size)
-    m.set(op.results[0], m.fresh(m.bytes_of(r), op))
+    m.set(op.results[0], m.derived(r, m.bytes_of(r), op))
 
 
 @rule("stream.async.barrier")
@@ -82,7 +82,7 @@ def _slice(m: Machine, op: Op) -> None:
     r = sized(m, v.source, v.source_size)
     start, end, length = m.int(v.source_offset), m.int(v.source_end), m.int(v.result_size)
     _range(m, start, end, length, r.size)
-    m.set(op.results[0], m.fresh(m.terms.slice(m.bytes_of(r), start, length), op))
+    m.set(op.results[0], m.derived(r, m.terms.slice(m.bytes_of(r), start, length), op, start))
 
 
 @rule("stream.async.fill")
@@ -92,7 +92,7 @@ def _fill(m: Machine, op: Op) -> None:
     start, end, length = m.int(v.target_offset), m.int(v.target_end), m.int(v.target_length)
     _range(m, start, end, length, r.size)
     piece = splat_bytes(m, op, m.scalar(v.value), v.value.type, length)
-    m.set(op.results[0], m.tied(r, m.terms.overwrite(m.bytes_of(r), start, piece), op))
+    m.set(op.results[0], m.tied(r, m.terms.overwrite(m.bytes_of(r), start, piece), op, (start, m.ints.add(start, length))))
 
 
 @rule("stream.async.update")
@@ -103,7 +103,7 @@ def _update(m: Machine, op: Op) -> None:
     start, end = m.int(v.target_offset), m.int(v.target_end)
     _range(m, start, end, update.size, target.size)
     data = m.terms.overwrite(m.bytes_of(target), start, m.bytes_of(update))
-    m.set(op.results[0], m.tied(target, data, op))
+    m.set(op.results[0], m.tied(target, data, op, (start, m.ints.add(start, update.size))))
 
 
 @rule("stream.async.copy")
@@ -116,7 +116,7 @@ def _copy(m: Machine, op: Op) -> None:
     _range(m, t_start, m.int(v.target_end), length, target.size)
     _range(m, s_start, m.int(v.source_end), length, source.size)
     piece = m.terms.slice(m.bytes_of(source), s_start, length)
-    m.set(op.results[0], m.tied(target, m.terms.overwrite(m.bytes_of(target), t_start, piece), op))
+    m.set(op.results[0], m.tied(target, m.terms.overwrite(m.bytes_of(target), t_start, piece), op, (t_start, m.ints.add(t_start, length))))
 
 
 @rule("stream.async.load")
@@ -138,7 +138,7 @@ def _store(m: Machine, op: Op) -> None:
     m.in_bounds(off, width, r.size)
     atom = m.note(m.terms.scalar_bytes(m.scalar(v.value), width), op)
     data = m.terms.overwrite(m.bytes_of(r), off, m.terms.of(atom, width))
-    m.set(op.results[0], m.tied(r, data, op))
+    m.set(op.results[0], m.tied(r, data, op, (off, m.ints.add(off, width))))
 
 
 @rule("stream.async.dispatch")
@@ -174,7 +174,7 @@ def _dispatch(m: Machine, op: Op) -> None:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
             r, off, length = bindings[k]
             out = m.dispatch_out(op, position[k], inputs, uniforms, workload, length)
-            m.set(result, m.tied(r, m.terms.overwrite(m.bytes_of(r), off, out), op))
+            m.set(result, m.tied(r, m.terms.overwrite(m.bytes_of(r), off, out), op, (off, m.ints.add(off, length))))
         else:
             size = result_sizes[i]
             m.facts.assume_nonneg(size)
@@ -202,7 +202,12 @@ def _region(m: Machine, op: Op) -> None:
             continue
         operand = captured[t - first]
         same_storage = y.alloc is not None and y.alloc is operand.alloc and same(y.offset, operand.offset)
-        m.set(result, y if same_storage or operand.alloc is None else m.tied(operand, m.bytes_of(y), op))
+        if same_storage or operand.alloc is None:
+            m.set(result, y)
+            continue
+        moved = m.tied(operand, m.bytes_of(y), op)
+        moved.source, moved.written = y, (0, 0)  # the bytes are the yielded value's
+        m.set(result, moved)
     for r in op.results:
         if not isinstance(r.type, ResourceType):
             m.set(r, None)

@@ -125,7 +125,7 @@ def _dispatch(m: Machine, op: Op) -> None:
 def _copy(m: Machine, op: Op) -> None:
     v = view(op)
     r = tensor(m, v.operand, m.ints_of(v.operand_dims), op.name)
-    m.set(op.results[0], m.fresh(m.bytes_of(r), op))
+    m.set(op.results[0], m.derived(r, m.bytes_of(r), op))
 
 
 @rule("flow.tensor.splat")

@@ -118,7 +118,7 @@ def _clone(m: Machine, op: Op) -> None:
         raise Undecided(f"{op.name}: a clone between encodings {src} and {dst} changes bytes in an unknown way")
     r = sized(m, v.source, v.source_size)
     # Dense row-major tensors of one byte size have the same bytes whatever their shape.
-    m.set(op.results[0], m.fresh(m.bytes_of(r), op))
+    m.set(op.results[0], m.derived(r, m.bytes_of(r), op))
 
 
 def _box(m: Machine, op: Op, t: TensorType, dims: list[IntExpr], starts: list[IntExpr], lengths: list[IntExpr], size: IntExpr) -> list[tuple[IntExpr, IntExpr]]:
