@@ -212,7 +212,7 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
             bad = tuple(int(x) for x in np.argwhere(~close)[0])
             print(f"check result[{i}]: MISMATCH: {int((~close).sum())} of {close.size} elements differ (max abs error "
                   f"{max_abs:.3g}, max rel error {max_rel:.3g}; rtol {args.rtol:g}, atol {args.atol:g}); first at {list(bad)}: "
-                  f"got {got_a[bad]!r}, reference {want_a[bad]!r}", file=sys.stderr)
+                  f"got {got_a[bad].item()!r}, reference {want_a[bad].item()!r}", file=sys.stderr)
             ok = False
     return ok
 

@@ -12,6 +12,7 @@ import pytest
 import stream.ir as ir
 
 HERE = Path(__file__).resolve().parent
+ROOT_DIR = HERE.parent.parent
 DATA = HERE.parent / "data" / "iree"
 DRIVERS = ("sync", "task", "chaos")
 

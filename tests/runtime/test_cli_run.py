@@ -1,0 +1,155 @@
+"""`streamproof run` end to end (through `streamproof.cli.main`, and one real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rt_support import DATA, HERE, ROOT_DIR
+
+from streamproof.cli import main
+
+PROGRAMS = HERE / "programs"
+KERNELS = HERE / "iree_kernels.py"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["run", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_results_print_like_iree_run_module(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--input", "4xf32=-2,-0.5,0.25,3", "--driver", "sync")
+    assert code == 0, err
+    assert out == "EXEC @f\nresult[0]: hal.buffer_view\n4xf32=0 0.5 1.25 4\nresult[1]: hal.buffer_view\n4xf32=-2 -0.5 0.25 3\n"
+
+
+def test_scalar_results_and_no_inputs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, str(PROGRAMS / "host_ops.mlir"))
+    assert code == 0, err
+    assert "result[1]: f32\nf32=5\nresult[2]: index\nindex=128\nresult[3]: i1\ni1=0\nresult[4]: i1\ni1=1\n" in out
+
+
+def test_index_inputs_and_output_dir(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    np.save(tmp_path / "x.npy", np.zeros((3, 8), np.float32))
+    code, out, err = run(capsys, str(PROGRAMS / "dynamic.mlir"), "--input", f"@{tmp_path / 'x.npy'}", "--input", "3",
+                         "--output-dir", str(tmp_path / "out"))
+    assert code == 0, err
+    saved = np.load(tmp_path / "out" / "result0.npy")
+    np.testing.assert_allclose(saved, np.full((3, 8), 1 / 8, np.float32))
+
+
+def test_iree_stage_with_kernels_file_and_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
+    code, out, err = run(capsys, str(DATA / "b_diamond" / "10_elide_timepoints.mlir"), "--kernels", str(KERNELS),
+                         "--driver", "chaos", "--seed", "4", "--check-races", "--trace", str(trace), "--print-max-element-count", "2")
+    assert code == 0, err
+    assert "random inputs (seed 4): 64x64xf32, 64x64xf32, 64x64xf32, 64x64xf32, 64x64xf32" in err
+    assert out.startswith("EXEC @diamond\nresult[0]: hal.buffer_view\n64x64xf32=[")
+    assert out.rstrip().endswith("[...]")
+    assert any(e.get("ph") == "X" for e in json.loads(trace.read_text())["traceEvents"])
+
+
+def test_races_exit_one_and_print_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path, iree_kernels: None) -> None:
+    code, out, err = run(capsys, str(DATA / "d_inplace" / "10_elide_timepoints.mlir"), "--function", "kv_update",
+                         "--kernels", str(KERNELS), "--check-races")
+    assert code == 1
+    assert "error: BORROWED_INPUT_MUTATED on argument 0" in err and "1 race/lifetime finding(s)" in err
+    assert out.startswith("EXEC @kv_update")
+
+
+def test_check_against_a_reference(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    reference = tmp_path / "ref.mlir"
+    reference.write_text("func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+                         "  %c1 = arith.constant dense<1.0> : tensor<4xf32>\n"
+                         "  %s = flow.dispatch @add(%x, %c1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+                         "  %r = flow.dispatch @relu(%s) : (tensor<4xf32>) -> %s\n"
+                         "  return %r, %x : tensor<4xf32>, tensor<4xf32>\n}\n")
+    code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--reference", str(reference), "--check")
+    assert code == 0, err
+    assert "check result[0]: ok (max abs error 0, max rel error 0)" in err
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("import streamproof\n\n@streamproof.kernel('relu')\ndef not_relu(x, out):\n    out[...] = x\n")
+    env_code = subprocess.run(
+        [sys.executable, "-m", "streamproof", "run", str(PROGRAMS / "all_commands.mlir"), "--reference", str(reference),
+         "--check", "--kernels", str(wrong), "--input", "4xf32=-3,1,1,1"],
+        capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT_DIR)), timeout=120)
+    # The wrong relu is used by both sides, so they agree: --check compares schedules, not kernels.
+    assert env_code.returncode == 0, env_code.stderr
+
+
+def test_check_mismatch_exits_one(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    reference = tmp_path / "ref.mlir"
+    reference.write_text("func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+                         "  %r = flow.dispatch @neg(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                         "  return %r, %x : tensor<4xf32>, tensor<4xf32>\n}\n")
+    code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--reference", str(reference), "--check",
+                       "--input", "4xf32=1,2,3,4")
+    assert code == 1
+    assert "check result[0]: MISMATCH: 4 of 4 elements differ" in err and "first at [0]: got 2.0, reference -1.0" in err
+    assert "check result[1]: ok" in err
+
+
+def test_kernel_failure_exits_one_with_the_kernel_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boom = tmp_path / "boom.py"
+    boom.write_text("import streamproof\n\n@streamproof.kernel('boom_for_cli')\ndef boom(x, out):\n    raise ArithmeticError('nope')\n")
+    text = (PROGRAMS / "all_commands.mlir").read_text().replace("@relu", "@boom_for_cli")
+    prog = tmp_path / "p.mlir"
+    prog.write_text(text)
+    code, _, err = run(capsys, str(prog), "--kernels", str(boom))
+    assert code == 1
+    assert "kernel 'boom_for_cli' failed: ArithmeticError: nope" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--input", "4xf32=1,2"], "needs 4 elements"),
+    (["--input", "1xf32=1", "--input", "2"], "takes 1 argument(s)"),
+    (["--function", "nope"], "no function @nope"),
+    (["--check"], "--check needs the input-level program"),
+    (["--kernels", "/nonexistent.py"], "no such kernels file"),
+])
+def test_usage_errors_exit_two(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_async_level_programs_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(DATA / "b_diamond" / "06_async_final.mlir"))
+    assert code == 2 and "at the async level" in err
+
+
+def test_input_level_needs_the_verifier_or_no_verify(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    prog = tmp_path / "in.mlir"
+    prog.write_text("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %r = flow.dispatch @relu(%x) : (tensor<4xf32>) -> tensor<4xf32>\n  return %r : tensor<4xf32>\n}\n")
+    try:
+        import verify.hook  # type: ignore[import-not-found]  # noqa: F401
+        verifier = True
+    except ImportError:
+        verifier = False
+    code, out, err = run(capsys, str(prog), "--input", "4xf32=-1,2,-3,4", "--check")
+    if verifier:
+        assert code == 0, err
+    else:
+        assert code == 2 and "--no-verify" in err
+    code, out, err = run(capsys, str(prog), "--input", "4xf32=-1,2,-3,4", "--check", "--no-verify")
+    assert code == 0, err
+    assert "4xf32=0 2 0 4" in out and "check result[0]: ok" in err
+
+
+def test_help_shows_examples(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "-h"])
+    out = capsys.readouterr().out
+    assert "examples:" in out and "--check-races --trace" in out and "--driver {sync,task,chaos}" in out
+
+
+def test_list_kernels(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "-", "--list-kernels")
+    assert code == 0 and "softmax" in out and "layernorm" in out
