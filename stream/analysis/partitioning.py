@@ -44,121 +44,32 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from stream.analysis.resource_hazards import HazardAnalysis, Mode, op_accesses
+from stream.analysis.streamability import (
+    ELIDED,
+    HOST,
+    DeviceKey,
+    _Host,
+    execution_affinity,
+    is_cloneable,
+    is_side_effecting,
+    is_streamable,
+    used_values,
+)
 from stream.ir.attributes import Attribute
 from stream.ir.core import Block, Op, Value
-from stream.ir.diagnostics import DiagnosticError
-from stream.ir.spec import spec_of, view
-from stream.ir.types import Lifetime, ResourceType
+from stream.ir.spec import spec_of
+from stream.ir.types import ResourceType
 
-__all__ = [
-    "HOST",
-    "Partition",
-    "PartitionPlan",
-    "Unit",
-    "partition_block",
-    "execution_affinity",
-    "is_streamable",
-    "is_side_effecting",
-    "PartitioningError",
-    "require_straight_line",
-]
+__all__ = ["Partition", "PartitionPlan", "Unit", "partition_block", "PartitioningError"]
 
 
-class _Host:
-    """The device key of non-streamable ops."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "HOST"
-
-
-HOST = _Host()
-DeviceKey = Attribute | None | _Host
-
-# Cheap ops worth duplicating into every consumer partition instead of passing their result
-# between regions (IREE's `preferCloneToConsumers`). Dispatches that read no resource qualify too.
-CLONEABLE = frozenset({"stream.async.splat", "stream.async.alloca", "stream.async.clone"})
-
-# Streamable ops that only steer partitioning and are dropped from the regions.
-ELIDED = frozenset({"stream.async.barrier"})
-
-# Host ops that have no side effect the schedule could reorder: they may move relative to device
-# work as their operands allow. Everything else that is not streamable (asserts, calls, unknown
-# ops) is a barrier no device op is hoisted across. `util.global.store` is unobservable from inside
-# an execution region, as in IREE.
-_PURE_HOST_PREFIXES = ("arith.", "stream.timepoint.")
-_PURE_HOST = frozenset(
-    {
-        "stream.tensor.import",
-        "stream.tensor.export",
-        "stream.tensor.sizeof",
-        "stream.resource.size",
-        "stream.async.load",
-        "stream.async.store",
-        "stream.async.cast",
-        "stream.async.execute",
-        "hal.element_type",
-        "hal.encoding_type",
-        "util.null",
-        "util.global.load",
-        "util.global.store",
-    }
-)
+Unit = tuple[str, int]  # ("partition", ordinal) or ("op", index in the block)
 
 
 class PartitioningError(Exception):
     """The plan violates one of its invariants (an internal error, never a user error)."""
 
 
-def is_streamable(op: Op) -> bool:
-    """Whether `op` may run inside an `async.execute` region."""
-    spec = spec_of(op)
-    return spec is not None and "streamable" in spec.traits and op.name.startswith("stream.async.")
-
-
-def is_side_effecting(op: Op) -> bool:
-    """Host ops no device op may be hoisted across."""
-    if is_streamable(op) or op.name in _PURE_HOST or op.name.startswith(_PURE_HOST_PREFIXES):
-        return False
-    spec = spec_of(op)
-    return spec is None or "terminator" not in spec.traits
-
-
-def _is_cloneable(op: Op) -> bool:
-    if op.name in CLONEABLE:
-        return True
-    if op.name == "stream.async.dispatch":
-        return not any(isinstance(v.type, ResourceType) for v in view(op).resource_operands)
-    return False
-
-
-def execution_affinity(op: Op, default: Attribute | None) -> Attribute | None:
-    """Where a streamable op runs: its `on(...)` affinity; for a transfer without one, IREE's
-    rule (a transfer from external or staging memory runs on the target, one to external or
-    staging memory on the source, otherwise on the source); else the function's or module's
-    default."""
-    affinity = op.properties.get("affinity")
-    if affinity is not None:
-        return affinity
-    if op.name == "stream.async.transfer":
-        v = view(op)
-        source, result = v.source.type, v.result.type
-        src_life = source.lifetime if isinstance(source, ResourceType) else None
-        dst_life = result.lifetime if isinstance(result, ResourceType) else None
-        host_visible = (Lifetime.EXTERNAL, Lifetime.STAGING)
-        if src_life is Lifetime.STAGING and dst_life is Lifetime.STAGING:
-            chosen = v.source_affinity
-        elif src_life in host_visible:
-            chosen = v.target_affinity
-        else:
-            chosen = v.source_affinity
-        if chosen is not None:
-            return chosen
-    return default
-
-
-Unit = tuple[str, int]  # ("partition", ordinal) or ("op", index in the block)
 
 
 @dataclass(slots=True)
@@ -200,32 +111,6 @@ class PartitionPlan:
         while v in self.elided:
             v = self.elided[v]
         return v
-
-
-def _local_values(op: Op) -> set[Value]:
-    """Values defined inside `op`'s regions (block arguments and nested results)."""
-    out: set[Value] = set()
-    for region in op.regions:
-        for block in region.blocks:
-            out.update(block.arguments)
-            for inner in block.ops:
-                for nested in inner.walk():
-                    out.update(nested.results)
-                    for r in nested.regions:
-                        for b in r.blocks:
-                            out.update(b.arguments)
-    return out
-
-
-def used_values(op: Op) -> Iterator[Value]:
-    """Operands of `op` and of its nested ops that are defined outside `op`."""
-    local = _local_values(op) if op.regions else set()
-    seen: set[Value] = set()
-    for inner in op.walk():
-        for v in inner.operands:
-            if v not in local and v not in seen:
-                seen.add(v)
-                yield v
 
 
 @dataclass(slots=True)
@@ -275,7 +160,7 @@ class _Builder:
                 self.elided[op.results[0]] = op.operands[0]
         # The terminator's uses only matter for escapes (handled in `_io`).
         analysis = HazardAnalysis.of(self.block)
-        self.copyable = [_is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
+        self.copyable = [is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
         # A cheap op that gets copied only writes its own fresh storage: whoever touches that
         # storage later reaches it through its result (a use-def path), so its hazard edges add
         # nothing, and they would not say which copy is meant.
@@ -568,38 +453,21 @@ class _Builder:
                     continue  # `i` runs in the unit itself (a copy of a cheap op, or a member)
                 if i not in plan.home:
                     raise PartitioningError(f"op #{i} ('{self.ops[i].name}') is needed by {unit} but escapes from no partition")
-                for p in (plan.home[i],):
-                    values = self._unit_values(plan, unit)
-                    if any(v in plan.partitions[p].escapes for v in values):
-                        continue  # the data it takes from `p` already waits for all of `p`
-                    chosen = [v for v in values if analysis.aliases.root(v)[0] in roots]
-                    if not chosen:
-                        raise PartitioningError(f"no value of {unit} carries the hazard on partition {p}")
-                    bucket = waits.setdefault(unit, {}).setdefault(p, [])
-                    bucket.extend(v for v in chosen if v not in bucket)
+                p = plan.home[i]
+                values = self._unit_values(plan, unit)
+                if any(v in plan.partitions[p].escapes for v in values):
+                    continue  # the data it takes from `p` already waits for all of `p`
+                chosen = [v for v in values if analysis.aliases.root(v)[0] in roots]
+                if not chosen:
+                    raise PartitioningError(f"no value of {unit} carries the hazard on partition {p}")
+                bucket = waits.setdefault(unit, {}).setdefault(p, [])
+                bucket.extend(v for v in chosen if v not in bucket)
         return waits
 
     def _unit_values(self, plan: PartitionPlan, unit: Unit) -> list[Value]:
         if unit[0] == "partition":
             return list(plan.partitions[unit[1]].captures)
         return [plan.resolve(v) for v in used_values(self.ops[unit[1]]) if isinstance(v.type, ResourceType)]
-
-
-def require_straight_line(op: Op, name: str, pass_name: str) -> None:
-    """Refuse what the scheduling passes do not model yet: functions with several blocks and
-    `scf` control flow (a `DiagnosticError` naming the construct)."""
-    blocks = op.regions[0].blocks if op.regions else ()
-    if len(blocks) > 1:
-        raise DiagnosticError.at(
-            op.location,
-            f"{pass_name}: @{name} has {len(blocks)} blocks; only straight-line functions (one block) are supported",
-        )
-    for inner in op.walk():
-        if inner.name.startswith("scf."):
-            raise DiagnosticError.at(
-                inner.location,
-                f"{pass_name}: '{inner.name}' in @{name} is not supported (scf control flow is not scheduled yet)",
-            )
 
 
 def _is_terminator(op: Op) -> bool:

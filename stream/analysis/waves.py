@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.analysis.partitioning import used_values
 from stream.analysis.resource_hazards import HazardAnalysis
+from stream.analysis.streamability import used_values
 from stream.ir.core import Block, Op
 from stream.ir.spec import spec_of
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from stream.analysis.partitioning import require_straight_line
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.resource_sizes import resource_sizes
+from stream.analysis.streamability import require_straight_line
 from stream.ir.core import Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType

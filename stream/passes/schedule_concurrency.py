@@ -25,10 +25,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from stream.analysis.partitioning import require_straight_line, used_values
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.resource_sizes import resource_sizes
+from stream.analysis.streamability import require_straight_line, used_values
 from stream.analysis.waves import FAVOR_CHOICES, plan_waves
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.types import ResourceType

@@ -29,9 +29,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from stream.analysis.partitioning import Partition, PartitionPlan, partition_block, require_straight_line
+from stream.analysis.partitioning import Partition, PartitionPlan, partition_block
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_sizes import resource_sizes
+from stream.analysis.streamability import require_straight_line
 from stream.ir.attributes import Attribute
 from stream.ir.core import Module, Op, Value
 from stream.ir.spec import spec_of

@@ -8,13 +8,8 @@ from strategies import RandomProgram, programs
 from tests_paths import IREE
 
 import stream.ir as ir
-from stream.analysis.partitioning import (
-    PartitionPlan,
-    execution_affinity,
-    is_streamable,
-    partition_block,
-    used_values,
-)
+from stream.analysis.partitioning import PartitionPlan, partition_block
+from stream.analysis.streamability import execution_affinity, is_streamable, used_values
 from stream.ir.attributes import AffinityAttr
 from stream.ir.spec import view
 from stream.ir.walk import functions
