@@ -96,7 +96,7 @@ def verify_function(
         if budget[0] > 0:
             witness = build_witness(model, ob, verdict, decider.before, rlimit)
             budget[0] -= 1
-        found[key] = make_violation(model, ob, verdict, witness, names)
+        found[key] = make_violation(model, ob, verdict, witness, names, decider.before)
     report.violations.extend(found.values())
     return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start)
 

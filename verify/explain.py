@@ -7,6 +7,8 @@ interleaving Z3 found.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from stream.ir.core import Location, Value
 from verify.discharge import Verdict
 from verify.events import Site
@@ -47,8 +49,8 @@ def _op_text(model: FunctionModel, site: Site, acc: Access | None, names: Namer,
         head += f" ({site.name})"
     if acc is None:
         return head
-    off = fmt_expr(acc.local, model, names, values)
-    length = fmt_expr(acc.length, model, names, values)
+    off = fmt_expr(acc.local, model, names)
+    length = fmt_expr(acc.length, model, names)
     return f"{head}  {acc.label} {names(acc.value)}[{off} for {length}]"
 
 
@@ -86,9 +88,13 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
         span = f" [{off}, {end})" if off is not None and end is not None else ""
         of = f" of {names(r.value)}" if r.value is not None else ""
         return f"{r.what}{span} exceeds the {size} bytes{of}"
-    if cls == "MISSED_WAIT" and ob.x is None and ob.y is None:
-        assert ob.second is not None and ob.first is not None
-        return f"{ob.second.name} consumes a value that {ob.first.name} produces, without waiting for it"
+    if ob.value is not None and ob.first is not None and ob.second is not None:
+        v = names(ob.value)
+        if cls == "MISSED_WAIT" and ob.roles[1] == "fence":
+            return f"the signalled fence does not cover {ob.first.name}, which produces {v} for the caller"
+        if cls == "MISSED_WAIT":
+            return f"{ob.second.name} uses {v} without a wait that covers {ob.first.name}, which produces it"
+        return f"{ob.second.name} uses {v}, which {ob.first.name} produces, with nothing ordering them"
     if cls in ("DOUBLE_FREE", "LEAK", "PACK_OVERLAP", "AFFINITY_MISMATCH", "BORROWED_INPUT_MUTATED") or ob.detail:
         sep = ": " if on else ""
         return f"{on}{sep}{ob.detail}" if ob.detail else on
@@ -100,7 +106,8 @@ def _context(model: FunctionModel, site: Site) -> str:
 
 
 def make_violation(
-    model: FunctionModel, ob: Obligation, verdict: Verdict, witness: Witness | None, names: Namer, file_hint: str = ""
+    model: FunctionModel, ob: Obligation, verdict: Verdict, witness: Witness | None, names: Namer,
+    before: Callable[[Site, Site], bool] | None = None,
 ) -> Violation:
     values = dict(verdict.values)
     if witness is not None:
@@ -140,6 +147,13 @@ def make_violation(
     )
     if witness is not None:
         v.lanes = [(s.event, s.lane, s.verb, s.what, s.detail) for s in witness.steps]
+    if ob.rule == "A2" and ob.shape == "order_if_overlap" and before is not None and ob.first is not None and ob.second is not None:
+        if before(ob.second, ob.first):
+            v.notes.append("tie linearity: the in-place write always runs first, so the read sees the new bytes, not the value it names")
+        else:
+            v.notes.append("tie linearity: nothing orders the read before the in-place write that replaces the value it names")
+    elif ob.rule == "A2" and ob.cls == "RACE_WRITE_AFTER_WRITE":
+        v.notes.append("tie linearity: each in-place write ends the value it consumes; a second one cannot consume it too")
     return v
 
 

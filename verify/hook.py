@@ -87,7 +87,7 @@ def make_hook(
 
         diagnostics = structural_diagnostics(after)
         if diagnostics:
-            report = Report(after.location.file, smt, module=after)
+            report = Report(after.location.file, smt, module=after, exit_code=1)
             text = "\n".join(d.render() for d in diagnostics[:10])
             raise PassVerificationError(pass_name, report, f"{text}\n  introduced by: {pass_name} (the output is malformed)")
         report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump)
@@ -116,6 +116,7 @@ def make_hook(
                     failing.append(v)
         new_unknowns = [u for u in report.unknowns if (u.cls, str(u.location)) not in prior_unknowns]
         if failing or new_unknowns:
+            report.exit_code = 1 if failing else 3
             text = "\n".join([*(v.text() for v in failing[:10]), *(u.text() for u in new_unknowns)])
             raise PassVerificationError(pass_name, report, text)
         return report

@@ -110,8 +110,11 @@ class FunctionModel:
     completions: list[Site] = field(default_factory=list)  # after these the caller may observe memory (async ABI fences)
     return_site: Site | None = None
     tp_event: dict[Value, int | None] = field(default_factory=dict)
-    affinity_notes: list[tuple[Site, str]] = field(default_factory=list)
     executes: dict[Op, int] = field(default_factory=dict)
+    # The async ("coarse-fences") ABI: the function signals fences with `chain_external` and the
+    # caller observes results and its own buffers once they are signalled, not at the return.
+    async_abi: bool = False
+    handoffs: list[tuple[Site, Value]] = field(default_factory=list)  # async ABI: values handed to the caller
 
     @property
     def symbols(self) -> Symbols:
@@ -350,6 +353,7 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     storage = analyze_storage(func, module)
     level = function_level(func.op) or "host"
     model = FunctionModel(func, module, level, storage)
+    model.async_abi = any(op.name == "stream.timepoint.chain_external" for op in func.body.ops)
     b = Builder(model)
     from verify.rules import apply_rule
 

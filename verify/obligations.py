@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stream.ir.core import Op
+from stream.ir.core import Op, Value
 from stream.ir.types import Lifetime
 from verify.events import Site
 from verify.model import Access, FunctionModel, RangeCheck
@@ -59,20 +59,28 @@ class Obligation:
     targets: tuple[Site, ...] = ()  # order_any: `first` must end before one of these starts
     groups: tuple[tuple[Access, ...], tuple[Access, ...]] = ((), ())  # pack: the two slices' accesses
     range_check: RangeCheck | None = None  # OUT_OF_BOUNDS: the range and the size it must fit in
+    value: Value | None = None  # readiness: the value consumed
 
 
 def race_class(x: Access, y: Access) -> tuple[str, Access, Access, tuple[str, str]]:
-    """Name a conflict by program order: (class, earlier access, later access, roles)."""
+    """Name a conflict by program order: (class, earlier access, later access, roles).
+
+    A later read of what an earlier access writes is a read-after-write (a MISSED_WAIT when the
+    two are in different submissions: the consumer lacks a wait on the producer's timepoint);
+    a later write of what was only read is a write-after-read; two writes otherwise."""
     a, b = (x, y) if x.site.order <= y.site.order else (y, x)
-    if a.writes and b.writes:
+    if a.site is b.site:  # one op conflicting with itself: its write and its read
+        w, r = (a, b) if a.writes else (b, a)
+        if r.reads and not r.writes:
+            return "RACE_READ_AFTER_WRITE", w, r, ("write", "read")
         return "RACE_WRITE_AFTER_WRITE", a, b, ("write", "write")
-    if a.writes:
+    if a.writes and b.reads:
         if a.site.unit != b.site.unit:
             return "MISSED_WAIT", a, b, ("producer", "consumer")
         return "RACE_READ_AFTER_WRITE", a, b, ("write", "read")
-    if a is b or a.site is b.site:
-        return "RACE_READ_AFTER_WRITE", b, a, ("write", "read")
-    return "RACE_WRITE_AFTER_READ", a, b, ("read", "write")
+    if not a.writes:
+        return "RACE_WRITE_AFTER_READ", a, b, ("read", "write")
+    return "RACE_WRITE_AFTER_WRITE", a, b, ("write", "write")
 
 
 # -- races -----------------------------------------------------------------------------------------
@@ -116,6 +124,7 @@ def races(model: FunctionModel, full: bool) -> Iterator[Obligation]:
     for a in model.accesses:
         by_alloc[a.alloc.id].append(a)
     cmd = model.level == "cmd"
+    slices = slice_membership(model)
     for group in by_alloc.values():
         for x, y in _pairs(group, full):
             # At the async level value semantics order everything but an op with itself
@@ -123,6 +132,11 @@ def races(model: FunctionModel, full: bool) -> Iterator[Obligation]:
             if not cmd and x.site is not y.site:
                 continue
             if model.level == "tensor":
+                continue
+            # Slices a pack may alias: their PACK_OVERLAP obligation (uses separated in time)
+            # implies every pair of their accesses is ordered.
+            sx, sy = slices.get(x.id), slices.get(y.id)
+            if sx is not None and sy is not None and sx[0] is sy[0] and sx[1] != sy[1] and not sx[2][sy[1]]:
                 continue
             cls, a, b, roles = race_class(x, y)
             yield Obligation(cls, "conflict", a.site, b.site, a, b, a.alloc, overlap_cond(a, b), roles)
@@ -218,7 +232,7 @@ def readiness(model: FunctionModel) -> Iterator[Obligation]:
         seen.add((producer.id, use.site.id))
         crosses = producer.unit != use.site.unit and units[producer.unit].kind == "device"
         cls = "MISSED_WAIT" if crosses else "RACE_READ_AFTER_WRITE"
-        yield Obligation(cls, "order", producer, use.site, roles=("producer", "consumer"), op=use.site.op)
+        yield Obligation(cls, "order", producer, use.site, roles=("producer", "consumer"), op=use.site.op, value=use.value)
 
 
 def ties(model: FunctionModel) -> Iterator[Obligation]:
@@ -273,6 +287,30 @@ def bounds(model: FunctionModel) -> Iterator[Obligation]:
         )
 
 
+def _pack_members(model: FunctionModel, op: Op) -> list[list[Access]]:
+    """The accesses made through each slice of a pack: their offset is the slice's plus a delta."""
+    offsets = [model.symbols.expr(r) for r in op.results[1:]]
+    members: list[list[Access]] = [[] for _ in offsets]
+    for a in model.accesses:
+        lo = dict(a.lo.terms)
+        for i, off in enumerate(offsets):
+            if off.terms and lo.get(off.terms[0][0]) == 1:
+                members[i].append(a)
+    return members
+
+
+def slice_membership(model: FunctionModel) -> dict[int, tuple[Op, int, list[bool]]]:
+    """access id -> (pack, slice index, which slices' lifetimes intersect this one's)."""
+    out: dict[int, tuple[Op, int, list[bool]]] = {}
+    for op in model.packs:
+        intervals = pack_intervals(op)
+        for i, group in enumerate(_pack_members(model, op)):
+            live = [i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]) for j in range(len(intervals))]
+            for a in group:
+                out[a.id] = (op, i, live)
+    return out
+
+
 def packs(model: FunctionModel) -> Iterator[Obligation]:
     """Accesses through a slice of a `resource.pack` stay in the slice; slices the pack may lay
     out on the same bytes (disjoint lifetime intervals) are used one after the other."""
@@ -281,12 +319,7 @@ def packs(model: FunctionModel) -> Iterator[Obligation]:
         offsets = [s.expr(r) for r in op.results[1:]]
         sizes = [s.expr(v) for v in op.operands[len(op.operands) - len(offsets):]]
         intervals = pack_intervals(op)
-        members: list[list[Access]] = [[] for _ in offsets]
-        for a in model.accesses:
-            lo = dict(a.lo.terms)
-            for i, off in enumerate(offsets):
-                if off.terms and lo.get(off.terms[0][0]) == 1:
-                    members[i].append(a)
+        members = _pack_members(model, op)
         for i, group in enumerate(members):
             for a in group:
                 cond: Cond = ((offsets[i] - a.lo, a.length), (a.hi - offsets[i] - sizes[i], a.length))
@@ -345,8 +378,16 @@ def completion(model: FunctionModel) -> Iterator[Obligation]:
     targets = model.completions or ([model.return_site] if model.return_site is not None else [])
     if not targets:
         return
+    shape = "order" if len(targets) == 1 else "order_any"
+    for site, value in model.handoffs:  # async ABI: a handed-out value must be ready at a fence
+        producer = model.ready.get(value)
+        if producer is not None:
+            yield Obligation(
+                "MISSED_WAIT", shape, producer, targets[-1], roles=("producer", "fence"), op=site.op, value=value,
+                targets=tuple(targets),
+            )
     seen: set[int] = set()
-    for a in model.accesses:
+    for a in sorted(model.accesses, key=lambda a: not a.writes):
         visible = a.alloc.caller_visible or a.alloc.id in model.escapes
         if not visible or a.site.id in seen or a.site.host:
             continue

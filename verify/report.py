@@ -145,7 +145,8 @@ class Report:
     unknowns: list[Unknown] = field(default_factory=list)
     functions: list[FunctionSummary] = field(default_factory=list)
     seconds: float = 0.0
-    refinement: Any = None  # the refinement report, when one was checked
+    refinement: Any = None  # the refinement findings, when refinement was checked
+    exit_code: int = 0  # set by the pass hook when it fails a pass: 1 violation, 3 undecided
     module: Module | None = field(default=None, repr=False)
 
     @property

@@ -32,7 +32,7 @@ from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import OpSpec, spec_of
-from stream.ir.types import Lifetime, ResourceType
+from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
 from verify.symbolic import ZERO, Expr, Symbols
 
@@ -143,8 +143,9 @@ class StorageMap:
 class _Walker:
     """Walks a function in program order, evaluating index values and applying storage rules."""
 
-    def __init__(self, storage: StorageMap, default_device: frozenset[str] | None) -> None:
+    def __init__(self, storage: StorageMap, default_device: frozenset[str] | None, first_size: dict[Value, Value] | None = None) -> None:
         self.storage = storage
+        self.first_size = first_size or {}
         self.symbols = storage.symbols
         self.device_stack: list[frozenset[str] | None] = [default_device]
 
@@ -158,7 +159,6 @@ class _Walker:
 
     def op(self, op: Op) -> None:
         self.storage.op_device[op] = self.device(op)
-        self.symbols.evaluate_op(op)
         rule = STORAGE_RULES.get(op.name)
         if rule is not None:
             rule(self, op)
@@ -217,7 +217,8 @@ def default_results(w: _Walker, op: Op) -> None:
     for i, r in enumerate(op.results):
         if not isinstance(r.type, ResourceType):
             continue
-        size = w.size(sizes[k]) if k < len(sizes) else w.size(None)
+        declared = (sizes[k] if k < len(sizes) else None) or w.first_size.get(r)
+        size = w.size(declared)
         k += 1
         tied = spec.tied_operand(op, i) if spec is not None else None
         if tied is not None and tied < len(op.operands) and op.operands[tied] in w.storage.views:
@@ -355,18 +356,51 @@ def default_device(func: Function, module: Module | None) -> frozenset[str] | No
     return None
 
 
+_SIZE_GROUPS = {"resource_operands": "resource_operand_sizes", "resources": "resource_sizes"}
+
+
+def declared_sizes(op: Op) -> list[tuple[Value, Value]]:
+    """(resource operand, the size operand the op declares for it) pairs of one op."""
+    spec = spec_of(op)
+    if spec is None:
+        return []
+    out: list[tuple[Value, Value]] = []
+    for group in spec.operands:
+        if group.arity == "single" and group.kind == "resource":
+            size = f"{group.name}_size"
+            if size in spec._operand_index:
+                out.append((spec.operand_group(op, group.name)[0], spec.operand_group(op, size)[0]))
+        elif group.name in _SIZE_GROUPS and _SIZE_GROUPS[group.name] in spec._operand_index:
+            resources = [v for v in spec.operand_group(op, group.name) if isinstance(v.type, ResourceType)]
+            out.extend(zip(resources, spec.operand_group(op, _SIZE_GROUPS[group.name])))
+    return out
+
+
 def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
-    """The storage map and symbolic index values of one single-block function."""
+    """The storage map and symbolic index values of one single-block function.
+
+    A resource argument has the size its uses declare (`%arg{%n}`): the first declaration is
+    taken as its size, so every access is checked against what the program says it passed.
+    """
     if len(func.blocks) != 1:
         raise DiagnosticError.at(
             func.op.location, f"@{func.name} has {len(func.blocks)} blocks; the verifier handles straight-line functions only (control flow is not supported yet)"
         )
     storage = StorageMap(Symbols())
+    symbols = storage.symbols
+    for arg in func.arguments:
+        if isinstance(arg.type, (IndexType, IntegerType)):
+            symbols.argument(arg, func.op.location)
+    first_size: dict[Value, Value] = {}
+    for op in func.op.walk():
+        if op is not func.op:
+            symbols.evaluate_op(op)
+            for value, size in declared_sizes(op):
+                first_size.setdefault(value, size)
     for i, arg in enumerate(func.arguments):
         if isinstance(arg.type, ResourceType):
-            size = storage.symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
+            declared = first_size.get(arg)
+            size = symbols.expr(declared) if declared is not None else symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
             storage.allocate(arg, AllocKind.ARGUMENT, None, size, None, func.op.location)
-        else:
-            storage.symbols.argument(arg, func.op.location)
-    _Walker(storage, default_device(func, module)).block(func.body)
+    _Walker(storage, default_device(func, module), first_size).block(func.body)
     return storage

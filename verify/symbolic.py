@@ -171,6 +171,8 @@ class Symbols:
 
     def evaluate_op(self, op: Op) -> None:
         """Give every integer result of `op` an expression (rule table, else opaque atoms)."""
+        if not op.results:
+            return
         fn = EVALUATORS.get(op.name)
         if fn is not None:
             exprs = fn(self, op)

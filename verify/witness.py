@@ -89,9 +89,18 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     solver.add(*violation)
     exprs = cond_exprs(ob.cond) if ob.cond else []
     if ob.cond is not None and ob.shape != "fact":
-        assumptions, _ = model.symbols.assumptions(exprs)
-        solver.add(*assumptions, cond_z3(model, ob.cond))
-    result = solver.check()
+        solver.add(cond_z3(model, ob.cond))
+    # Concrete values for every symbol the reported ranges mention, consistent with the facts.
+    exprs += [e for acc in (ob.x, ob.y) if acc is not None for e in (acc.lo, acc.hi)]
+    if ob.range_check is not None:
+        exprs += [ob.range_check.offset, ob.range_check.length, ob.range_check.size]
+    solver.add(*model.symbols.assumptions(exprs)[0])
+    # Prefer the most telling interleaving: the later op of the program starts first.
+    result = z3.unknown
+    if b is not None and b is not a and ob.shape in ("conflict", "pack", "order", "order_if_overlap"):
+        result = solver.check(t[b.start] < t[a.start])
+    if result != z3.sat:
+        result = solver.check()
     if result == z3.unknown:
         return None
     if result != z3.sat:
@@ -99,6 +108,7 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     m = solver.model()
     times = {e: m.eval(v, model_completion=True).as_long() for e, v in t.items()}
     values = model.symbols.model_values(m, exprs) if exprs else dict(verdict.values)
+    values = {**verdict.values, **values} if not exprs else values
     common_order = _topo(g, common)
     window_order = sorted(window, key=lambda e: (times[e], e))
     cut = max((times[e] for e in stop), default=None)
@@ -117,12 +127,12 @@ def _violation(
     """Constraints saying the bad thing happens, and the events after which it has happened."""
     if b is None:
         return [], [a.start]
-    if ob.shape in ("conflict", "pack") or (ob.shape == "fact" and ob.cls.startswith("RACE")):
+    if ob.shape in ("conflict", "pack"):
         if a is b:
             return [], [a.start]
         return [t[b.start] < t[a.end], t[a.start] < t[b.end]], [a.start, b.start]
     if ob.shape in ("order", "order_if_overlap", "order_any"):
-        return [t[x.start] < t[a.end] for x in targets], [x.start for x in targets]
+        return [t[x.start] < t[a.end] for x in targets], [a.start] + [x.start for x in targets]
     return [], [a.start, b.start]
 
 

@@ -5,6 +5,10 @@
   the whole value (its producer must be covered by a wait before it);
 * `func.return` / `util.return`: the caller observes returned resources (a read of each) and,
   with the synchronous ABI, may reuse or read its own buffers as soon as the function returns.
+
+With the async ABI (the function chains fences with `timepoint.chain_external`) the caller
+observes exported and returned buffers when the fences are signalled, not when the host hands
+them over: exports and returns are then no reads; the completion obligation checks the fences.
 """
 
 from __future__ import annotations
@@ -24,8 +28,11 @@ def tensor_import(b: Builder, op: Op) -> None:
 def tensor_export(b: Builder, op: Op) -> None:
     site = b.host(op, "export")
     source = op.operands[0]
-    b.use(site, source)
-    b.whole(site, source, READ, "export")
+    if not b.model.async_abi:
+        b.use(site, source)
+        b.whole(site, source, READ, "export")
+    else:
+        b.model.handoffs.append((site, source))
     b.escape(site, source)
 
 
@@ -34,7 +41,10 @@ def return_(b: Builder, op: Op) -> None:
     site = b.host(op, "return")
     for v in op.operands:
         if isinstance(v.type, ResourceType):
-            b.use(site, v)
-            b.whole(site, v, READ, "return")
+            if not b.model.async_abi:
+                b.use(site, v)
+                b.whole(site, v, READ, "return")
+            else:
+                b.model.handoffs.append((site, v))
             b.escape(site, v)
     b.model.return_site = site

@@ -1,0 +1,23 @@
+// EXPECT: proved
+// A producer and its consumer in block order inside one execute region; the slab is freed after.
+util.func public @serial_ok(%in: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %out, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<external>{%c64} => !stream.timepoint
+  %slab, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128} => !stream.timepoint
+  %j = stream.timepoint.join max(%t0, %t1) => !stream.timepoint
+  %t2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j) => with(%in as %a: !stream.resource<external>{%c64}, %slab as %s: !stream.resource<transient>{%c128}, %out as %o: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@produce {
+      ro %a[%c0 for %c64] : !stream.resource<external>{%c64},
+      wo %s[%c0 for %c64] : !stream.resource<transient>{%c128}
+    }
+    stream.cmd.dispatch @ex::@consume {
+      ro %s[%c0 for %c64] : !stream.resource<transient>{%c128},
+      wo %o[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %t3 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%t2) => %slab : !stream.resource<transient>{%c128} => !stream.timepoint
+  %r = stream.timepoint.await %t3 => %out : !stream.resource<external>{%c64}
+  util.return %r : !stream.resource<external>
+}

@@ -1,0 +1,14 @@
+// EXPECT: MISSED_WAIT
+// An op the verifier does not model (util.call) gets the buffer while a device op may still write it:
+// the call is assumed to read and write all of it on the host.
+util.func public @unknown(%buf: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%buf as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.fill %c1_i32, %b[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %x = util.call @consume(%buf) : (!stream.resource<external>) -> i32
+  %r = stream.timepoint.await %t => %buf : !stream.resource<external>{%c64}
+  util.return %r : !stream.resource<external>
+}

@@ -1,0 +1,13 @@
+// EXPECT: proved
+// The execute awaits the alloca before it writes the new allocation.
+util.func public @use_after_alloc(%in: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %out, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<external>{%c64} => !stream.timepoint
+  %t1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%in as %a: !stream.resource<external>{%c64}, %out as %o: !stream.resource<external>{%c64}) {
+    stream.cmd.copy %a[%c0], %o[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %j = stream.timepoint.join max(%t0, %t1) => !stream.timepoint
+  %r = stream.timepoint.await %j => %out : !stream.resource<external>{%c64}
+  util.return %r : !stream.resource<external>
+}
