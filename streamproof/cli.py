@@ -90,6 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_OK
     except Exception as e:  # an internal error: short message, never a traceback by default
+        from stream.passes.pass_manager import PassVerificationError
+
+        if isinstance(e, PassVerificationError):  # a pass output was not proved: the counterexample
+            print(str(e), file=sys.stderr)
+            return int(getattr(e.report, "exit_code", 0) or EXIT_VIOLATION)
         if os.environ.get("STREAMPROOF_DEBUG"):
             traceback.print_exc()
         where = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
