@@ -84,8 +84,31 @@ class _Propagator:
             self.hazards.setdefault(j, []).append(i)
         # Values some host op uses, by the timepoints covering them: one await serves them all
         # (IREE awaits every host-used result of a region at once).
-        self.host_used = {v for op in self.ops if _is_host_consumer(op) for inner in op.walk() for v in inner.operands}
+        self.host_used = self._host_used()
         self.by_pending: dict[Sources, list[Value]] = {}
+
+    def _host_used(self) -> set[Value]:
+        """Values some host op uses, looking through the awaits and barriers this pass drops (so
+        a region result counts when any awaited copy of it reaches the host)."""
+        source: dict[Value, Value] = {}
+        for op in self.ops:
+            if op.name == "stream.timepoint.await" and "sync" not in op.properties:
+                spec = _spec(op.name)
+                for operand, result in zip(spec.operand_group(op, "resource_operands"), op.results):
+                    source[result] = operand
+            elif op.name == "stream.timepoint.barrier":
+                source[op.results[0]] = op.operands[0]
+        used: set[Value] = set()
+        for op in self.ops:
+            if _is_host_consumer(op):
+                for inner in op.walk():
+                    for v in inner.operands:
+                        while True:
+                            used.add(v)
+                            if v not in source:
+                                break
+                            v = source[v]
+        return used
 
     # -- timepoint bookkeeping -------------------------------------------------------------------
     def _bit(self, source: Value) -> int:

@@ -104,6 +104,7 @@ class _Scheduler:
         self.timepoint: dict[int, Value] = {}  # partition -> its result timepoint
         self.awaited: dict[tuple[Value, frozenset[int]], Value] = {}
         self.host_awaited: set[int] = set()  # partitions the host has waited for
+        self.host_used: dict[int, list[Value]] = {}  # partition -> its results host ops use
         self.handle: dict[int, tuple[Value, Value]] = {}  # partition -> a value (and size) to await it with
 
     def run(self) -> Function | None:
@@ -114,6 +115,14 @@ class _Scheduler:
             for v in part.escapes:
                 self.producer[v] = part.ordinal
         ops = self.f.body.ops
+        # Results the host uses, per region: one await hands them all over (as IREE does).
+        for kind, index in [*plan.order, ("op", len(ops) - 1)]:
+            if kind == "op":
+                for inner in ops[index].walk():
+                    for v in inner.operands:
+                        rv = plan.resolve(v)
+                        if rv in self.producer:
+                            self.host_used.setdefault(self.producer[rv], []).append(rv)
         for unit in plan.order:
             if unit[0] == "partition":
                 self._emit_partition(plan.partitions[unit[1]])
@@ -159,6 +168,11 @@ class _Scheduler:
                 if self._raw(v) not in group:
                     group.append(self._raw(v))
         for waits, raws in groups.items():
+            if len(waits) == 1:
+                (p,) = waits
+                for v in self.host_used.get(p, []):
+                    if (self._raw(v), waits) not in self.awaited and self._raw(v) not in raws:
+                        raws.append(self._raw(v))
             self._emit_await(waits, raws)
         return {v: (self.awaited[(self._raw(v), waits)] if waits else self._raw(v)) for v, waits in needs.items()}
 
