@@ -241,10 +241,9 @@ util.func public @hostWriteAfterDeviceRead(%arg0: !stream.resource<staging>, %v:
   %c4 = arith.constant 4 : index
   // CHECK: %[[UP:.+]], %[[TP:.+]] = stream.async.execute with(%arg0 as
   // CHECK-NEXT: stream.async.transfer
-  // CHECK: %[[WAITED:.+]] = stream.timepoint.await %[[TP]] => %arg0 : !stream.resource<staging>{%c4}
-  // CHECK: stream.async.store %{{.+}}, %[[WAITED]][%c0]
-  // CHECK: %[[READY:.+]] = stream.timepoint.await %[[TP]] => %[[UP]]
-  // CHECK: util.return %[[READY]]
+  // CHECK: %[[WAITED:.+]]:2 = stream.timepoint.await %[[TP]] => %arg0, %[[UP]] : !stream.resource<staging>{%c4}, !stream.resource<transient>{%c4}
+  // CHECK: %[[STORED:.+]] = stream.async.store %{{.+}}, %[[WAITED]]#0[%c0]
+  // CHECK: util.return %[[WAITED]]#1, %[[STORED]]
   %0 = stream.async.transfer %arg0 : !stream.resource<staging>{%c4} -> !stream.resource<transient>{%c4}
   %1 = stream.async.store %v, %arg0[%c0] : i32 -> %arg0 as !stream.resource<staging>{%c4}
   util.return %0, %1 : !stream.resource<transient>, !stream.resource<staging>
