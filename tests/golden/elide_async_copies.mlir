@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=elide-async-copies --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=elide-async-copies --split-input-file | filecheck %s
 
 // Two clones of one value, each written in place: the first is needed (the value is read again), the second is the last use and goes (IREE's multiUseTiedOperand).
 util.func public @multi_use(%arg0: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view) {

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=materialize-copy-on-write --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=materialize-copy-on-write --split-input-file | filecheck %s
 
 // A value written in place by its only user needs no copy.
 util.func public @single_use(%arg0: !hal.buffer_view) -> !hal.buffer_view {

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=refine-usage --split-input-file --no-verify | filecheck %s
+// RUN: streamproof compile %s --pass-pipeline=refine-usage --split-input-file | filecheck %s
 
 // Imports are external, so their casts fold; a value only dispatches touch is transient; a value that is exported is external, and the cast before the export folds (external beats transient: IREE's conflictResolution).
 util.func public @lifetimes(%arg0: !hal.buffer_view) -> !hal.buffer_view {
