@@ -226,13 +226,24 @@ class Machine:
         return e
 
     def bytes_of(self, r: Res) -> ByteStr:
-        """The contents of `r` now. A value-level read of a storage version that an in-place
-        write has since replaced makes that storage unconstrained in the source (the program
-        relied on a copy it never made)."""
+        """The contents of `r` now.
+
+        A value-level read of a value whose storage was written in place since it was made:
+        * if a write went through this very window (a tie of `r` or of an alias of it, such as
+          an await result), the program read a value it had consumed: by value semantics it
+          still sees the old bytes, and the storage becomes unconstrained in the source (the
+          program relied on a copy it never made; COW makes it explicit);
+        * if the writes went through other windows only (a `resource.subview` of it, as in
+          IREE's tied region operands), storage is shared by design: it sees the storage now."""
         if r.data is not None:
             a = r.alloc
-            if a is not None and r.version != a.version and a.unconstrained is None:
-                a.unconstrained = "it is read after an in-place write replaced it"
+            if a is not None and r.version != a.version:
+                later = [t for t in a.ties if t[0] > r.version]
+                if any(same(off, r.offset) and same(size, r.size) for _, off, size in later):
+                    if a.unconstrained is None:
+                        a.unconstrained = "it is read after an in-place write replaced it"
+                    return r.data
+                return self.memory.read(a, r.offset, r.size)
             return r.data
         assert r.alloc is not None
         return self.memory.read(r.alloc, r.offset, r.size)
@@ -286,6 +297,7 @@ class Machine:
             a.unconstrained = "it is a borrowed import written in place"
         self.memory.write(a, operand.offset, data, op)
         a.version += 1
+        a.ties.append((a.version, operand.offset, operand.size))
         if operand.data is None:
             return Res(operand.size, None, a, operand.offset, a.version, op)
         return Res(operand.size, data, a, operand.offset, a.version, op, operand if written else None, 0, written)

@@ -68,9 +68,10 @@ class Allocation:
     borrowed: bool = False
     consumed: bool = False
     layers: list[ConcreteLayer | SymWrite] = field(default_factory=list)
-    # Value-level tie tracking: bumped by every in-place write; a use of an older version means
-    # the program relied on storage it had already overwritten (see `Machine.bytes_of`).
+    # Value-level tie tracking: bumped by every in-place write, with the window each write went
+    # through (`ties`: (new version, offset, size)); see `Machine.bytes_of`.
     version: int = 0
+    ties: list[tuple[int, IntExpr, IntExpr]] = field(default_factory=list)
     # Why the final contents of this storage are not an observable of BEFORE (written while
     # borrowed, or read after an in-place write): the source gave no guarantee about them.
     unconstrained: str | None = None

@@ -82,7 +82,9 @@ def _slice(m: Machine, op: Op) -> None:
     r = sized(m, v.source, v.source_size)
     start, end, length = m.int(v.source_offset), m.int(v.source_end), m.int(v.result_size)
     _range(m, start, end, length, r.size)
-    m.set(op.results[0], m.derived(r, m.terms.slice(m.bytes_of(r), start, length), op, start))
+    sliced = m.derived(r, m.terms.slice(m.bytes_of(r), start, length), op, start)
+    sliced.written = (0, length)  # the slice moved these bytes (the op to blame if they are misplaced)
+    m.set(op.results[0], sliced)
 
 
 @rule("stream.async.fill")
@@ -197,17 +199,14 @@ def _region(m: Machine, op: Op) -> None:
         if not isinstance(y, Res):
             raise Undecided(f"{op.name}: result {i} yields a value the refinement check cannot follow")
         t = spec_tied(op, i)
-        if t is None:
-            m.set(result, y)
-            continue
-        operand = captured[t - first]
-        same_storage = y.alloc is not None and y.alloc is operand.alloc and same(y.offset, operand.offset)
-        if same_storage or operand.alloc is None:
-            m.set(result, y)
-            continue
-        moved = m.tied(operand, m.bytes_of(y), op)
-        moved.source, moved.written = y, (0, 0)  # the bytes are the yielded value's
-        m.set(result, moved)
+        operand = captured[t - first] if t is not None else None
+        if operand is not None and operand.alloc is not None and not (y.alloc is operand.alloc and same(y.offset, operand.offset)):
+            out = m.tied(operand, m.bytes_of(y), op)  # the yielded bytes land in the operand's storage
+        else:
+            out = Res(y.size, y.data, y.alloc, y.offset, y.version, op)
+        # For reports, the region is where its results were routed from the yielded values.
+        out.source, out.written = y, (0, y.size)
+        m.set(result, out)
     for r in op.results:
         if not isinstance(r.type, ResourceType):
             m.set(r, None)
