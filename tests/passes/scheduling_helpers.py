@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from tests_paths import IREE
+
 import stream.ir as ir
 from stream.ir.core import Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.walk import functions
 from stream.passes import PASSES, PassInfo, PassVerificationError, parse_pipeline, pass_manager, run_pipeline
-from tests_paths import IREE
 
 LOWER = "convert-to-stream,encode-tensors,materialize-copy-on-write,elide-async-copies,refine-usage"
 SCHEDULE = ("schedule-execution", "schedule-concurrency", "propagate-timepoints")
