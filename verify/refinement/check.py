@@ -49,7 +49,7 @@ from verify.refinement.machine import BufView, Context, Machine, Res
 from verify.refinement.memory import Allocation, Piece
 from verify.refinement.report import Mismatch, RefinementReport, Unknown
 from verify.refinement.solver import DEFAULT_RLIMIT, Undecided
-from verify.refinement.terms import ByteStr, Scalar
+from verify.refinement.terms import ByteStr, Scalar, UninitAtom
 
 __all__ = ["check_refinement", "DEFAULT_MAX_CASES"]
 
@@ -367,7 +367,9 @@ def _compare(ctx: Context, cmp: Comparer, fname: str, kind: str, index: int, ob:
         _describe(op) if op is not None else None,
         location,
         (ints.render(d.position), ints.render(ints.add(d.position, d.length))) if d.before_atom is not None else None,
-        blame.before, blame.after, blame.reason,
+        cmp.render_piece(d.before_atom, d.before_offset, d.length) if d.before_atom is not None else d.reason,
+        cmp.render_piece(d.after_atom, d.after_offset, d.length) if d.after_atom is not None else d.reason,
+        blame.reason,
     )
 
 
@@ -385,6 +387,10 @@ def _context(ctx: Context, oa: Observed, d: Divergence) -> tuple[Op | None, str]
             return (alloc.op if alloc is not None else None), f"these bytes are never written in AFTER (still the initial contents of {what})"
     if oa.res is not None and oa.machine is not None:
         writer = oa.machine.writer_of(oa.res, d.position)
+        if isinstance(d.after_atom, UninitAtom) and oa.producer is not None and writer is not oa.producer:
+            # Bytes nobody wrote: blame the op that produced the value the caller sees with them.
+            where = f" (uninitialized since {writer.name} at {writer.location})" if writer is not None else ""
+            return oa.producer, f"{oa.producer.name} yields bytes nobody wrote{where}"
         if writer is not None:
             return writer, f"these bytes come from {writer.name}"
     if oa.producer is not None:

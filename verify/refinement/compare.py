@@ -191,7 +191,7 @@ class Comparer:
 
     def locate(self, d: Divergence, context: Op | None, context_reason: str) -> Blame:
         """The op of AFTER to blame for divergence `d` of a value that `context` produced (or last
-        wrote), following kernel outputs whose inputs differ."""
+        wrote; `context_reason` says so), following kernel outputs whose inputs differ."""
         before = self.render_piece(d.before_atom, d.before_offset, d.length)
         after = self.render_piece(d.after_atom, d.after_offset, d.length)
         ab, aa = d.before_atom, d.after_atom
@@ -203,23 +203,31 @@ class Comparer:
             creator = creators_after.get(aa.id, context)
             if diff is not None:
                 what, index, sub = diff
+                name = creator.name if creator is not None else "the kernel"
                 if what == "input" and sub is not None:
-                    if sub.before_atom is not None and sub.after_atom is not None and (
-                        sub.before_atom is sub.after_atom or sub.after_atom.id in creators_before
-                    ):
-                        # The kernel reads bytes BEFORE also has, from the wrong place.
-                        return Blame(creator, f"its input {index} differs at bytes [{ints.render(sub.position)}, "
-                                     f"{ints.render(ints.add(sub.position, sub.length))}): it reads "
-                                     f"{self.render_piece(sub.after_atom, sub.after_offset, sub.length)} where BEFORE reads "
-                                     f"{self.render_piece(sub.before_atom, sub.before_offset, sub.length)}", before, after)
-                    return self.locate(sub, creator, f"input {index} of this kernel")
-                return Blame(creator, f"its {what} operand {index} differs", before, after)
+                    span = f"[{ints.render(sub.position)}, {ints.render(ints.add(sub.position, sub.length))})"
+                    inner = (f"{name} reads different bytes in its input {index} at {span}: AFTER has "
+                             f"{self.render_piece(sub.after_atom, sub.after_offset, sub.length)}, BEFORE has "
+                             f"{self.render_piece(sub.before_atom, sub.before_offset, sub.length)}")
+                    moved = sub.after_atom is not None and (
+                        sub.after_atom is sub.before_atom or sub.after_atom.id in creators_before or sub.after_atom.id not in creators_after
+                    )
+                    if moved or sub.before_atom is None:
+                        # The kernel reads bytes that exist in BEFORE too, from the wrong place.
+                        return Blame(creator, inner, before, after)
+                    deeper = self.locate(sub, creator, inner)
+                    return Blame(deeper.op, deeper.reason, before, after)
+                return Blame(creator, f"{name} gets a different {what} operand {index}", before, after)
         if d.before_atom is None or d.after_atom is None:
             return Blame(context, d.reason or context_reason, before, after)
+        if context_reason.startswith("these bytes are never written"):
+            return Blame(context, context_reason, before, after)
         if isinstance(aa, UninitAtom):
-            return Blame(context, f"{context_reason}: AFTER has uninitialized bytes where BEFORE has defined ones", before, after)
-        if aa is ab:
-            return Blame(context, f"{context_reason}: AFTER takes these bytes from a different offset of the same value", before, after)
-        if aa.id in creators_before or aa.id not in creators_after:
-            return Blame(context, f"{context_reason}: AFTER puts different (existing) bytes here", before, after)
-        return Blame(creators_after[aa.id], f"{context_reason}: AFTER computes different bytes", before, after)
+            observation = "AFTER has uninitialized bytes where BEFORE has defined ones"
+        elif aa is ab:
+            observation = "AFTER takes them from another offset of the same value"
+        elif aa.id in creators_before or aa.id not in creators_after:
+            observation = "AFTER has other bytes of the program here"
+        else:
+            return Blame(creators_after[aa.id], f"{context_reason}: AFTER computes different bytes", before, after)
+        return Blame(context, f"{context_reason}: {observation}", before, after)
