@@ -30,7 +30,7 @@ every access to it through any alias, and nothing the function does not own is f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stream.analysis.liveness import AllocationUses, allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
@@ -86,19 +86,17 @@ def _count_function(f: Function) -> Function:
     by_position: dict[int, list[Deallocation]] = {}
     for plan in plans:
         by_position.setdefault(plan.after, []).append(plan)
-    # awaited set -> [(position after which it is freed, dealloca timepoint)]
-    frees: dict[frozenset[Value], list[tuple[int, Value]]] = {}
-    joins: dict[tuple[Value, ...], Value] = {}
+    frees = _Frees()
     folded: dict[Value, Value] = {}  # joins left with one input -> that input
     ops: list[Op] = []
     for position, op in enumerate(f.body.ops):
-        for new in _rewire(remap_op(op, folded), position, frees, joins):
+        for new in frees.rewire(remap_op(op, folded) if folded else op, position):
             if new.name == "stream.timepoint.join" and len(new.operands) == 1:
                 folded[new.results[0]] = new.operands[0]
             else:
                 ops.append(new)
         for plan in by_position.get(position, ()):
-            await_tp = _join(plan.awaits, ops, joins)
+            await_tp = _join(plan.awaits, ops, frees.joins)
             alloca = view(plan.uses.alloca)
             dealloca = build(
                 "stream.resource.dealloca",
@@ -107,40 +105,59 @@ def _count_function(f: Function) -> Function:
                 location=plan.uses.alloca.location,
             )
             ops.append(dealloca)
-            if plan.awaits:
-                frees.setdefault(frozenset(plan.awaits), []).append((position, dealloca.results[0]))
+            frees.add(plan.awaits, position, dealloca.results[0])
     return f.with_body(tuple(ops))
 
 
-def _rewire(op: Op, position: int, frees: dict[frozenset[Value], list[tuple[int, Value]]], joins: dict[tuple[Value, ...], Value]) -> list[Op]:
-    """`op`, waiting for the frees behind what it waits for.
+@dataclass(slots=True)
+class _Frees:
+    """The deallocas inserted so far, by the set of last uses they wait for."""
 
-    A use of the lone last use `t` of some frees becomes (a join of) their timepoints, which
-    cover `t`; a join that waits for every last use of a free waits for the free instead.
-    """
-    if op.name == "stream.resource.dealloca":
-        return [op]  # a free never needs to wait for another free
-    new_joins: list[Op] = []
+    # awaited set -> [(position after which it is freed, dealloca timepoint)]
+    by_awaits: dict[frozenset[Value], list[tuple[int, Value]]] = field(default_factory=dict)
+    # last use -> the awaited sets of several last uses it belongs to
+    by_member: dict[Value, list[frozenset[Value]]] = field(default_factory=dict)
+    joins: dict[tuple[Value, ...], Value] = field(default_factory=dict)
 
-    def behind(key: frozenset[Value]) -> tuple[Value, ...]:
-        return tuple(td for after, td in frees.get(key, ()) if after < position)
+    def add(self, awaits: tuple[Value, ...], position: int, freed: Value) -> None:
+        if not awaits:
+            return
+        key = frozenset(awaits)
+        if key not in self.by_awaits and len(key) > 1:
+            for v in key:
+                self.by_member.setdefault(v, []).append(key)
+        self.by_awaits.setdefault(key, []).append((position, freed))
 
-    operands = list(op.operands)
-    if op.name == "stream.timepoint.join":
-        present = set(operands)
-        for key in [k for k in frees if len(k) > 1 and k <= present]:
-            tds = behind(key)
-            if tds:
-                operands = [v for v in operands if v not in key] + [v for v in tds if v not in operands]
-    mapping: dict[Value, Value] = {}
-    for v in operands:
-        tds = behind(frozenset((v,)))
-        if tds and v not in mapping:
-            mapping[v] = _join(tds, new_joins, joins)  # type: ignore[assignment]
-    operands = list(dict.fromkeys(mapping.get(v, v) for v in operands)) if op.name == "stream.timepoint.join" else [mapping.get(v, v) for v in operands]
-    if operands == list(op.operands):
-        return [op]
-    return [*new_joins, op.replace(operands=tuple(operands))]
+    def behind(self, key: frozenset[Value], position: int) -> tuple[Value, ...]:
+        return tuple(td for after, td in self.by_awaits.get(key, ()) if after < position)
+
+    def rewire(self, op: Op, position: int) -> list[Op]:
+        """`op`, waiting for the frees behind what it waits for.
+
+        A use of the lone last use `t` of some frees becomes (a join of) their timepoints, which
+        cover `t`; a join that waits for every last use of a free waits for the free instead.
+        """
+        if op.name == "stream.resource.dealloca" or not self.by_awaits:
+            return [op]  # a free never needs to wait for another free
+        new_joins: list[Op] = []
+        operands = list(op.operands)
+        is_join = op.name == "stream.timepoint.join"
+        if is_join:
+            present = set(operands)
+            keys = {k for v in operands for k in self.by_member.get(v, ()) if k <= present}
+            for key in keys:
+                tds = self.behind(key, position)
+                if tds:
+                    operands = [v for v in operands if v not in key] + [v for v in tds if v not in operands]
+        mapping: dict[Value, Value] = {}
+        for v in operands:
+            tds = self.behind(frozenset((v,)), position)
+            if tds and v not in mapping:
+                mapping[v] = _join(tds, new_joins, self.joins)  # type: ignore[assignment]
+        operands = list(dict.fromkeys(mapping.get(v, v) for v in operands)) if is_join else [mapping.get(v, v) for v in operands]
+        if operands == list(op.operands):
+            return [op]
+        return [*new_joins, op.replace(operands=tuple(operands))]
 
 
 def _join(timepoints: tuple[Value, ...], ops: list[Op], joins: dict[tuple[Value, ...], Value]) -> Value | None:

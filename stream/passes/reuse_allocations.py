@@ -18,7 +18,8 @@ The rewrite deletes A and D: A's resource becomes D's storage, D's timepoint bec
 (what the old users finished by), and A's timepoint becomes A's own await (which now waits for
 the old users, as the fresh memory did). Every user of the new resource therefore runs after
 every user of the old one. A free of A's resource (from ARC) now frees the reused storage, so
-chains of reuse are found on the next round; the pass runs rounds until nothing changes.
+chains of reuse are followed in one round (through a larger buffer's subview, on the next one);
+the pass runs rounds until nothing changes.
 
 Invariant established: every access to a reused allocation is ordered after every access made
 before it was freed; the allocation is freed once, by the last of its users' deallocas.
@@ -87,35 +88,40 @@ def plan_reuses(block: Block) -> list[Reuse]:
         alloca = view(uses.alloca)
         freed.append(_Freed(uses.alloca, position, dealloca, uses.resource, alloca.storage_size, constant_int(alloca.storage_size, defs),
                             uses.resource.type, alloca.affinity))
+    buckets: dict[tuple[str, str], list[_Freed]] = {}
+    for f in freed:
+        buckets.setdefault((str(f.type), str(f.affinity)), []).append(f)
     reuses: list[Reuse] = []
-    taken: set[int] = set()
-    reusing: set[Op] = set()  # chains (reusing storage that is itself reused) wait a round
+    taken: set[Op] = set()
+    via_subview: set[Op] = set()  # chains through a subview wait a round (the free is rewritten)
     for position, op in enumerate(block.ops):
         if op.name != "stream.resource.alloca" or op.properties.get("indeterminate_lifetime") is not None:
             continue
         alloca = view(op)
         size, const_size = alloca.storage_size, constant_int(alloca.storage_size, defs)
-        best: tuple[tuple[int, int, int], int, bool] | None = None
-        for i, f in enumerate(freed):
-            if i in taken or f.alloca in reusing or f.position >= position or f.type != op.results[0].type or f.affinity != alloca.affinity:
+        w = alloca.await_timepoint
+        best: tuple[tuple[int, int], _Freed, bool] | None = None
+        # Latest free first: the first exact fit is the best one.
+        for f in reversed(buckets.get((str(op.results[0].type), str(alloca.affinity)), ())):
+            if f.dealloca in taken or f.alloca in via_subview or f.position >= position:
                 continue
             exact = f.size is size or (const_size is not None and f.const_size == const_size)
             larger = const_size is not None and f.const_size is not None and f.const_size > const_size
             if not (exact or larger):
                 continue
             td = f.dealloca.results[0]
-            w = alloca.await_timepoint
             if not ((w is not None and coverage.covers(w, td)) or coverage.host_covered(position, td)):
                 continue
-            # Exact sizes first, then the smallest larger one; among equals, the latest free.
-            rank = (0, 0, -f.position) if exact else (1, f.const_size or 0, -f.position)
+            rank = (0, 0) if exact else (1, f.const_size or 0)
             if best is None or rank < best[0]:
-                best = (rank, i, exact)
+                best = (rank, f, exact)
+            if exact:
+                break
         if best is not None:
-            _, i, exact = best
-            taken.add(i)
-            reusing.add(op)
-            f = freed[i]
+            _, f, exact = best
+            taken.add(f.dealloca)
+            if not exact:
+                via_subview.add(op)
             reuses.append(Reuse(op, f.dealloca, f.resource, f.size, exact))
     return reuses
 
@@ -158,7 +164,7 @@ def _apply(block: Block, reuses: list[Reuse]) -> Block:
             awaited = alloca.await_timepoint
             mapping[op.results[1]] = resolve(awaited) if awaited is not None else immediate()
             if reuse.exact:
-                mapping[op.results[0]] = reuse.storage
+                mapping[op.results[0]] = resolve(reuse.storage)  # chains: storage reused earlier
             else:
                 zero = build("arith.constant", results={"result": INDEX}, attrs={"value": IntegerAttr(0, INDEX)})
                 subview = build(

@@ -70,7 +70,12 @@ def dense_bytes(attr: DenseAttr) -> Bytes:
     t = attr.type
     assert isinstance(t, TensorType) and t.shape is not None
     n = int(np.prod(t.shape)) if t.shape else 1
-    numbers = [float(x) if isinstance(t.element, FloatType) else int(x) for x in re.findall(r"-?[\d.e+]+", attr.body)]
+    body = attr.body.strip()
+    if body.startswith('"0x'):  # MLIR's hex form: the raw little-endian bytes
+        raw = np.frombuffer(bytes.fromhex(body[3:-1]), dtype=np.uint8).astype(np.int16)
+        return np.resize(raw, n * (len(_scalar_bytes(0, t.element)))) if len(raw) < n else raw
+    words = re.findall(r"true|false|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?", body)
+    numbers = [{"true": 1, "false": 0}.get(w) if w in ("true", "false") else (float(w) if isinstance(t.element, FloatType) else int(w)) for w in words]
     values = numbers * n if len(numbers) == 1 else numbers
     return np.concatenate([_scalar_bytes(v, t.element) for v in values]) if values else np.zeros(0, np.int16)
 

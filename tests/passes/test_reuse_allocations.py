@@ -86,9 +86,9 @@ def test_reuse_counts() -> None:
     assert check_generations_ordered(module, out) == 5
 
 
-def test_chains_take_one_round_each() -> None:
+def test_exact_chains_resolve_in_one_round() -> None:
     f = functions(parse(golden_chunks()[4]))[0]
-    assert len(plan_reuses(f.body)) == 1  # the second link waits for the first
+    assert len(plan_reuses(f.body)) == 2  # both links at once: the second follows the first
 
 
 TWO_REGIONS = """
