@@ -105,6 +105,8 @@ class PartitionPlan:
     hazard_waits: dict[Unit, dict[int, list[Value]]]
     # The block's terminator (not part of `order`; it stays last), if it has one.
     terminator: Op | None = None
+    # The storage analysis the plan was built with (its `sizes` serve the passes too).
+    analysis: HazardAnalysis | None = None
 
     def resolve(self, v: Value) -> Value:
         """The value an elided barrier result stands for (`v` itself otherwise)."""
@@ -128,6 +130,7 @@ class _Builder:
     epoch: list[int] = field(default_factory=list)
     copyable: list[bool] = field(default_factory=list)
     elided: dict[Value, Value] = field(default_factory=dict)
+    analysis: HazardAnalysis | None = None
 
     def run(self) -> PartitionPlan:
         self.ops = self.block.ops[:-1] if self.block.ops and _is_terminator(self.block.ops[-1]) else self.block.ops
@@ -136,7 +139,7 @@ class _Builder:
         self._levels()
         partitions, home, holders = self._group()
         terminator = self.block.ops[-1] if len(self.ops) < len(self.block.ops) else None
-        plan = PartitionPlan(self.block, partitions, home, holders, dict(self.elided), [], {}, terminator)
+        plan = PartitionPlan(self.block, partitions, home, holders, dict(self.elided), [], {}, terminator, self.analysis)
         self._io(plan)
         plan.order = self._issue_order(plan)
         plan.hazard_waits = self._hazard_waits(plan)
@@ -159,7 +162,7 @@ class _Builder:
             if op.name in ELIDED:
                 self.elided[op.results[0]] = op.operands[0]
         # The terminator's uses only matter for escapes (handled in `_io`).
-        analysis = HazardAnalysis.of(self.block)
+        self.analysis = analysis = HazardAnalysis.of(self.block)
         self.copyable = [is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
         # A cheap op that gets copied only writes its own fresh storage: whoever touches that
         # storage later reaches it through its result (a use-def path), so its hazard edges add
@@ -442,7 +445,7 @@ class _Builder:
 
     # -- hazard waits --------------------------------------------------------------------------
     def _hazard_waits(self, plan: PartitionPlan) -> dict[Unit, dict[int, list[Value]]]:
-        analysis = HazardAnalysis.of(self.block)
+        analysis = self.analysis
         waits: dict[Unit, dict[int, list[Value]]] = {}
         for i, j in self.hazard:
             if self.key[i] is HOST:
@@ -454,15 +457,32 @@ class _Builder:
                 if i not in plan.home:
                     raise PartitioningError(f"op #{i} ('{self.ops[i].name}') is needed by {unit} but escapes from no partition")
                 p = plan.home[i]
+                shared = {r for r in roots if self._same_instance(plan, r, ("partition", p), unit)}
+                if not shared:
+                    continue  # the two ops touch different copies of a cheap op's result
                 values = self._unit_values(plan, unit)
                 if any(v in plan.partitions[p].escapes for v in values):
                     continue  # the data it takes from `p` already waits for all of `p`
-                chosen = [v for v in values if analysis.aliases.root(v)[0] in roots]
+                chosen = [v for v in values if analysis.aliases.root(v)[0] in shared]
                 if not chosen:
                     raise PartitioningError(f"no value of {unit} carries the hazard on partition {p}")
                 bucket = waits.setdefault(unit, {}).setdefault(p, [])
                 bucket.extend(v for v in chosen if v not in bucket)
         return waits
+
+    def _same_instance(self, plan: PartitionPlan, root: Value, a: Unit, b: Unit) -> bool:
+        """Whether units `a` and `b` see the same storage for `root`: a cheap op's result has
+        one instance per partition holding a copy, and its home instance everywhere else."""
+        c = self.def_index.get(root)
+        if c is None or not self.copyable[c]:
+            return True
+
+        def instance(unit: Unit) -> int | None:
+            if unit[0] == "partition" and unit[1] in plan.holders[c]:
+                return unit[1]
+            return plan.home.get(c)
+
+        return instance(a) == instance(b)
 
     def _unit_values(self, plan: PartitionPlan, unit: Unit) -> list[Value]:
         if unit[0] == "partition":

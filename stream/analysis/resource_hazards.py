@@ -266,7 +266,6 @@ class StorageAliases:
 
 @dataclass(frozen=True, slots=True)
 class _Resolved:
-    index: int  # the unit (position in the sequence) that makes the access
     root: Value
     mode: Mode
     start: Bound
@@ -283,6 +282,7 @@ class HazardAnalysis:
     defs: dict[Value, Op]
     sizes: dict[Value, Value]
     _consts: dict[Value, int | None] = field(default_factory=dict)
+    _accesses: dict[Op, list[_Resolved]] = field(default_factory=dict)
 
     @staticmethod
     def of(block: Block) -> HazardAnalysis:
@@ -296,12 +296,12 @@ class HazardAnalysis:
             self._consts[b] = constant_int(b, self.defs)
         return self._consts[b]
 
-    def _resolve(self, index: int, access: Access) -> _Resolved:
+    def _resolve(self, access: Access) -> _Resolved:
         root, exact = self.aliases.root(access.value)
         size = self.sizes.get(access.value)
         if not exact:
-            return _Resolved(index, root, access.mode, None, None, None, exact=False)
-        return _Resolved(index, root, access.mode, access.start, access.end, size)
+            return _Resolved(root, access.mode, None, None, None, exact=False)
+        return _Resolved(root, access.mode, access.start, access.end, size)
 
     def _disjoint(self, a: _Resolved, b: _Resolved) -> bool:
         """True only when the two byte ranges provably share no byte."""
@@ -338,22 +338,24 @@ class HazardAnalysis:
         return end is not None and end == size
 
     # -- queries -------------------------------------------------------------------------------
-    def resolved(self, index: int, op: Op) -> list[_Resolved]:
-        return [self._resolve(index, a) for a in op_accesses(op)]
+    def resolved(self, op: Op) -> list[_Resolved]:
+        """The op's accesses with their roots (computed once per op)."""
+        cached = self._accesses.get(op)
+        if cached is None:
+            cached = self._accesses[op] = [self._resolve(a) for a in op_accesses(op)]
+        return cached
 
     def conflicts(self, a: Op, b: Op) -> bool:
         """Whether two ops (in either order) make conflicting accesses."""
-        ra, rb = self.resolved(0, a), self.resolved(1, b)
-        return any(self._conflict(x, y) for x in ra for y in rb)
+        return any(self._conflict(x, y) for x in self.resolved(a) for y in self.resolved(b))
 
     def roots_of(self, op: Op) -> set[Value]:
         """The roots an op touches."""
-        return {self._resolve(0, a).root for a in op_accesses(op)}
+        return {a.root for a in self.resolved(op)}
 
     def conflicting_roots(self, a: Op, b: Op) -> set[Value]:
         """The roots on which the two ops make conflicting accesses."""
-        ra, rb = self.resolved(0, a), self.resolved(1, b)
-        return {x.root for x in ra for y in rb if self._conflict(x, y)}
+        return {x.root for x in self.resolved(a) for y in self.resolved(b) if self._conflict(x, y)}
 
     def edges(self, units: Sequence[Iterable[Op]]) -> list[tuple[int, int]]:
         """Ordering edges `(i, j)`, `i < j`, between units of a sequence (a unit is a group of ops
@@ -363,25 +365,23 @@ class HazardAnalysis:
         accesses to that root are ordered before later ones through the write, so they are
         forgotten. Every conflicting pair is therefore ordered by a path of edges."""
         edges: set[tuple[int, int]] = set()
-        reads: dict[Value, list[_Resolved]] = {}
-        writes: dict[Value, list[_Resolved]] = {}
+        reads: dict[Value, list[tuple[int, _Resolved]]] = {}
+        writes: dict[Value, list[tuple[int, _Resolved]]] = {}
         for j, unit in enumerate(units):
-            mine: list[_Resolved] = []
-            for op in unit:
-                mine.extend(self.resolved(j, op))
+            mine = [a for op in unit for a in self.resolved(op)]
             for a in mine:
                 prior = writes.get(a.root, [])
                 if a.mode & Mode.WRITE:
                     prior = prior + reads.get(a.root, [])
-                for p in prior:
-                    if p.index != j and self._conflict(p, a):
-                        edges.add((p.index, j))
+                for i, p in prior:
+                    if i != j and self._conflict(p, a):
+                        edges.add((i, j))
             for a in mine:
                 if self._covers_all(a):
-                    writes[a.root] = [a]
+                    writes[a.root] = [(j, a)]
                     reads[a.root] = []
                 elif a.mode & Mode.WRITE:
-                    writes.setdefault(a.root, []).append(a)
+                    writes.setdefault(a.root, []).append((j, a))
                 else:
-                    reads.setdefault(a.root, []).append(a)
+                    reads.setdefault(a.root, []).append((j, a))
         return sorted(edges)

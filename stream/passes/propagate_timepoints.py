@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
-from stream.analysis.resource_sizes import resource_sizes
 from stream.analysis.streamability import require_straight_line
 from stream.ir.core import Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of
@@ -66,7 +65,7 @@ class _Propagator:
         self.f = f
         self.ops = f.body.ops
         self.analysis = HazardAnalysis.of(f.body)
-        self.sizes = resource_sizes(f.body)
+        self.sizes = dict(self.analysis.sizes)
         self.emitted: list[Op] = []
         self.values: dict[Value, Value] = {}  # input value -> output value (non-resource too)
         self.raw: dict[Value, Value] = {}  # input resource -> the un-awaited output value

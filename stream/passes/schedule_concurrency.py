@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_hazards import HazardAnalysis
-from stream.analysis.resource_sizes import resource_sizes
 from stream.analysis.streamability import require_straight_line, used_values
 from stream.analysis.waves import FAVOR_CHOICES, plan_waves
 from stream.ir.core import Block, Module, Op, Region, Value
@@ -55,7 +54,7 @@ def schedule_concurrency(module: Module, options: ScheduleConcurrencyOptions | N
         if not any(op.name == "stream.async.execute" for op in f.body.ops):
             continue
         analysis = HazardAnalysis.of(f.body)
-        sizes = resource_sizes(f.body)
+        sizes = analysis.sizes
         ops = tuple(
             schedule_region(op, analysis, sizes, options.favor) if op.name == "stream.async.execute" else op
             for op in f.body.ops

@@ -96,7 +96,7 @@ class _Scheduler:
         self.f = f
         self.default = default
         self.plan: PartitionPlan = partition_block(f.body, default)
-        self.sizes = resource_sizes(f.body)
+        self.sizes = self.plan.analysis.sizes if self.plan.analysis is not None else resource_sizes(f.body)
         self.emitted: list[Op] = []
         self.raw: dict[Value, Value] = {}  # escaping value -> the region result carrying it
         self.origin: dict[Value, Value] = {}  # region result -> the escaping value it carries

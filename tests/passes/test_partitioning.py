@@ -259,3 +259,22 @@ def test_random_programs_partition_soundly(p: RandomProgram) -> None:
     module, _ = run_pipeline(ir.parse_module(p.text, "p.mlir"), parse_pipeline(LOWER), verify="none")
     for f in functions(module):
         check_plan(partition_block(f.body, f.attr("stream.affinity") or module.attributes.get("stream.affinity.default")), f.body)
+
+
+def test_copies_of_a_cheap_op_are_separate_storage() -> None:
+    """A reader of a splat on one device and an in-place writer of it on another each get their
+    own copy: no wait between them (found by the random-program test: the planner used to look
+    for a capture carrying the 'hazard' between the two copies and fail)."""
+    text = program(
+        "  %c255_i32 = arith.constant 255 : i32",
+        "  %s = stream.async.splat %c255_i32 : i32 -> !stream.resource<transient>{%c16}",
+        dispatch("r", "dev_a", "%s"),
+        "  %w = stream.async.dispatch on(#hal.device.affinity<@dev_b>) @ex::@w(%s[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> %s{%c16}",
+        dispatch("out", "dev_a", "%r", "%w"),
+        returns="out",
+    )
+    plan, ops = plan_of(text)
+    splat = next(i for i, op in enumerate(ops) if op.name == "stream.async.splat")
+    assert len(plan.holders[splat]) == 2 and splat not in plan.home
+    assert plan.hazard_waits == {}
+    check_plan(plan, functions(ir.parse_module(text, "t.mlir"))[0].body)
