@@ -4,7 +4,7 @@ A faithful simulation of IREE's HAL on numpy: timeline semaphores (`runtime.sema
 with their own memory and queue-ordered pools (`runtime.memory`), queue submissions ordered only by
 semaphores (`runtime.scheduler`), three drivers (`runtime.drivers`: sync, task, chaos), command
 buffers with serial and concurrent sections (`runtime.commands`), the host side of cmd-level
-programs (`runtime.executor`), numpy kernels (`runtime.kernels`), the reference interpreter for
+programs (`runtime.executor`, `runtime.host_ops`), numpy kernels (`runtime.kernels`), the reference interpreter for
 input-level programs (`runtime.reference`), a vector-clock race detector (`runtime.races`) and
 Chrome/Perfetto traces (`runtime.trace`). `runtime` imports only `stream` (the IR).
 

@@ -81,12 +81,22 @@ def select_function(module: Module, name: str | None) -> Function:
     raise DiagnosticError.at(module.location, f"the module has {len(public)} public functions ({names}); choose one with --function")
 
 
+_LEVELS: dict[int, tuple[Any, str | None]] = {}
+
+
 def program_level(f: Function) -> str | None:
     """The level of a function, counting a tensor in its signature as the input level (a
-    function of host ops only has no level of its own)."""
+    function of host ops only has no level of its own). Cached per function op (ops are
+    immutable), so running one module many times walks it once."""
+    hit = _LEVELS.get(id(f.op))
+    if hit is not None and hit[0] is f.op:
+        return hit[1]
     level = function_level(f.op)
     if level is None and any(isinstance(t, TensorType) for t in (*f.type.inputs, *f.type.results)):
-        return "input"
+        level = "input"
+    if len(_LEVELS) > 10_000:
+        _LEVELS.clear()
+    _LEVELS[id(f.op)] = (f.op, level)
     return level
 
 

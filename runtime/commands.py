@@ -15,6 +15,7 @@ an input and as an output (a tied result is the same array as its operand).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,8 +93,14 @@ def _run_dispatch(cmd: Command, ctx: WorkContext) -> None:
     d = cmd.data
     inputs: list[np.ndarray] = []
     outputs: list[np.ndarray] = []
+    races = ctx.scheduler.races
     for alloc, offset, length, access, dtype, shape, nbytes in d["bindings"]:
-        arr = _touch(cmd, ctx, alloc, offset, length, bool(access & WO))[:nbytes].view(dtype).reshape(shape)
+        data = alloc.data
+        if races is not None or data is None:
+            raw = _touch(cmd, ctx, alloc, offset, length, bool(access & WO))
+        else:  # the fast path: bounds were checked when the command was recorded
+            raw = data[offset : offset + length]
+        arr = raw[:nbytes].view(dtype).reshape(shape)
         if access == RO:
             arr.flags.writeable = False
             inputs.append(arr)
@@ -191,11 +198,15 @@ class Recorder:
         return out
 
     def site(self, op: Op, describe: str, comp: int) -> AccessSite:
+        return self.site_at(str(op.location), describe, comp)
+
+    def site_at(self, location: str, describe: str, comp: int) -> AccessSite:
         self.index += 1
+        local = None
         if self.races is not None:
             self.local[comp] = self.local.get(comp, 0) + 1
-        local = dict(self.local) if self.races is not None else None
-        return AccessSite(describe, str(op.location), comp, local, (self.submission_index, self.index), self.submission_index)
+            local = dict(self.local)
+        return AccessSite(describe, location, comp, local, (self.submission_index, self.index), self.submission_index)
 
     def ref(self, v: Value, op: Op) -> ResourceRef:
         r = self.value(v)
@@ -222,13 +233,50 @@ def _symbol_text(sym: SymbolRefAttr) -> str:
     return "@" + "::@".join((sym.root, *sym.nested))
 
 
-def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
+@dataclass(eq=False, slots=True)
+class _DispatchTemplate:
+    """What a dispatch op fixes once and for all: its kernel, operands, binding types and modes.
+    Recording an execute then only resolves run-time values (offsets, lengths, dims)."""
+
+    kernel: Kernel
+    title: str
+    name: str
+    location: str
+    resources: tuple[Value, ...]
+    offsets: tuple[Value, ...]
+    lengths: tuple[Value, ...]
+    uniforms: tuple[Value, ...]
+    types: tuple[TensorType, ...]
+    dtypes: tuple[np.dtype, ...]
+    modes: tuple[int, ...]
+    n_dims: int
+    static_nbytes: tuple[int | None, ...]
+    static_shapes: tuple[tuple[int, ...] | None, ...]
+
+
+# Templates by op identity, checked against the op and the kernel registry's generation, so that
+# running one module many times (benchmarks, chaos sweeps) prepares each dispatch once.
+_TEMPLATES: dict[int, tuple[Op, KernelRegistry, int, _DispatchTemplate]] = {}
+
+
+def _dispatch_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
+    hit = _TEMPLATES.get(id(op))
+    if hit is not None and hit[0] is op and hit[1] is kernels and hit[2] == kernels.generation:
+        return hit[3]
+    t = _make_template(op, kernels)
+    if len(_TEMPLATES) > 200_000:
+        _TEMPLATES.clear()
+    _TEMPLATES[id(op)] = (op, kernels, kernels.generation, t)
+    return t
+
+
+def _make_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
     v = view(op)
     entries = op.properties.get("entry_points")
     sym = entries.elements[0] if isinstance(entries, ArrayAttr) and entries.elements else entries
     if not isinstance(sym, SymbolRefAttr):
         raise DiagnosticError.at(op.location, "stream.cmd.dispatch without an entry point")
-    kernel = r.kernels.lookup(sym)
+    kernel = kernels.lookup(sym)
     if kernel is None:
         tried = ", ".join(f"'{n}'" for n in KernelRegistry.candidates(sym))
         raise DiagnosticError.at(op.location, f"no kernel for dispatch {_symbol_text(sym)} (tried {tried}); register one with "
@@ -239,42 +287,64 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
     elif kernel.bindings is not None and kernel.bindings != types:
         raise DiagnosticError.at(op.location, f"kernel '{kernel.name}' declares bindings {list(map(str, kernel.bindings))} but the "
                                  f"dispatch carries {list(map(str, types))}")
-    resources = v.resources
+    resources = tuple(v.resources)
     if types is None:
         raise DiagnosticError.at(op.location, f"dispatch {_symbol_text(sym)} carries no streamproof.binding_types and kernel "
                                  f"'{kernel.name}' declares none: declare them with @streamproof.kernel(..., bindings=[...])")
     if len(types) != len(resources):
         raise DiagnosticError.at(op.location, f"dispatch {_symbol_text(sym)} has {len(resources)} bindings but "
                                  f"{len(types)} binding types")
-    uniforms = [r.value(u) for u in v.uniform_operands]
+    uniforms = tuple(v.uniform_operands)
     n_dims = sum(t.dynamic_dims for t in types)
     if n_dims > len(uniforms):
         raise DiagnosticError.at(op.location, f"the binding types have {n_dims} dynamic dims but the dispatch passes only "
                                  f"{len(uniforms)} uniform operands")
-    dims = [int(x) for x in uniforms[len(uniforms) - n_dims :]]
-    scalars = uniforms[: len(uniforms) - n_dims]
     accesses = op.properties.get("resource_accesses")
-    modes = [e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements] if isinstance(accesses, ArrayAttr) else [RW] * len(resources)
+    modes = tuple(e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements) if isinstance(accesses, ArrayAttr) \
+        else (RW,) * len(resources)
+    dtypes = tuple(dtype_of(t.element) for t in types)
+    nbytes = tuple(d.itemsize * math.prod(t.shape or ()) if t.is_static else None for t, d in zip(types, dtypes))  # type: ignore[misc]
+    shapes = tuple(tuple(t.shape or ()) if t.is_static else None for t in types)
+    return _DispatchTemplate(kernel, f"stream.cmd.dispatch {_symbol_text(sym)}", f"dispatch {sym.leaf}", str(op.location),
+                             resources, tuple(v.resource_offsets), tuple(v.resource_lengths), uniforms, types, dtypes, modes,
+                             n_dims, nbytes, shapes)  # type: ignore[arg-type]
+
+
+def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
+    t = _dispatch_template(op, r.kernels)
+    value = r.value
+    uniforms = [value(u) for u in t.uniforms]
+    n_scalars = len(uniforms) - t.n_dims
+    dims = [int(x) for x in uniforms[n_scalars:]]
     bindings = []
-    described = []
     cost = 0
-    for i, (res, t) in enumerate(zip(resources, types)):
-        shape = tuple(d if d is not None else dims.pop(0) for d in t.shape or ())
-        dtype = dtype_of(t.element)
-        need = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-        alloc, off, length = r.window(r.ref(res, op), r.int(v.resource_offsets[i]), r.int(v.resource_lengths[i]), op, f"binding {i}")
+    for i, res in enumerate(t.resources):
+        ref = value(res)
+        if not isinstance(ref, ResourceRef):
+            raise DiagnosticError.at(op.location, f"binding {i} is not a resource at run time ({type(ref).__name__})")
+        offset, length = int(value(t.offsets[i])), int(value(t.lengths[i]))
+        if offset < 0 or length < 0 or offset + length > ref.length:
+            raise _bounds(op, f"binding {i} [{offset}, {offset + length}) is outside the resource's {ref.length} bytes "
+                          f"({ref.allocation.label})")
+        dtype = t.dtypes[i]
+        need = t.static_nbytes[i]
+        shape = t.static_shapes[i]
+        if need is None or shape is None:
+            shape = tuple(d if d is not None else dims.pop(0) for d in t.types[i].shape or ())
+            need = dtype.itemsize * math.prod(shape)
         if length < need:
-            raise DiagnosticError.at(op.location, f"binding {i} of {_symbol_text(sym)} covers {length} bytes but "
-                                     f"{TensorType(shape, t.element)} needs {need}")
-        bindings.append((alloc, off, length, modes[i], dtype, shape, need))
-        described.append(f"{_ACCESS_NAMES.get(modes[i], '?')} {alloc.label}[{off} for {length}]")
+            raise DiagnosticError.at(op.location, f"binding {i} of {t.title} covers {length} bytes but "
+                                     f"{TensorType(shape, t.types[i].element)} needs {need}")
+        bindings.append((ref.allocation, ref.offset + offset, length, t.modes[i], dtype, shape, need))
         cost += length
-    site = r.site(op, f"stream.cmd.dispatch {_symbol_text(sym)} {{{', '.join(described)}}}", comp)
     if r.races is not None:
+        described = ", ".join(f"{_ACCESS_NAMES.get(b[3], '?')} {b[0].label}[{b[1]} for {b[2]}]" for b in bindings)
+        site = r.site_at(t.location, f"{t.title} {{{described}}}", comp)
         _check_self_overlap(r.races, site, bindings)
-    return Command(f"dispatch {sym.leaf}", site, _run_dispatch,
-                   data={"kernel": kernel, "bindings": bindings, "scalars": scalars}, cost=cost,
-                   title=f"stream.cmd.dispatch {_symbol_text(sym)}")
+    else:
+        site = r.site_at(t.location, t.title, comp)
+    return Command(t.name, site, _run_dispatch, data={"kernel": t.kernel, "bindings": bindings, "scalars": uniforms[:n_scalars]},
+                   cost=cost, title=t.title)
 
 
 def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tuple[Any, ...]]) -> None:

@@ -146,6 +146,12 @@ class KernelRegistry:
     def __init__(self, parent: KernelRegistry | None = None) -> None:
         self.parent = parent
         self._kernels: dict[str, Kernel] = {}
+        self._changes = 0
+
+    @property
+    def generation(self) -> int:
+        """Changes so far (with the parent's): lets callers cache lookups safely."""
+        return self._changes + (self.parent.generation if self.parent is not None else 0)
 
     def register(self, name: str, fn: Callable[..., Any], bindings: Iterable[str | TensorType] | None = None) -> Kernel:
         """Add or replace the kernel `name`."""
@@ -154,6 +160,7 @@ class KernelRegistry:
         declared = tuple(parse_tensor_type(b) for b in bindings) if bindings is not None else None
         k = Kernel(name.lstrip("@"), fn, declared)
         self._kernels[k.name] = k
+        self._changes += 1
         return k
 
     def get(self, name: str) -> Kernel | None:

@@ -16,6 +16,7 @@ undefined memory shows up in results instead of silently reading zeros.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ _FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 _INTS = {8: (np.int8, np.uint8), 16: (np.int16, np.uint16), 32: (np.int32, np.uint32), 64: (np.int64, np.uint64)}
 
 
+@functools.lru_cache(maxsize=256)
 def dtype_of(t: Type) -> np.dtype:
     """The numpy dtype that stores an element of type `t` (i1 takes a byte, as in IREE)."""
     if isinstance(t, FloatType):

@@ -48,7 +48,7 @@ __all__ = ["RaceDetector", "Finding", "AccessSite"]
 HOST = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AccessSite:
     """Who accesses memory: a command (or host op) with its description and position.
     `comp`/`local` are its vector-clock component and the clock local to its submission (None

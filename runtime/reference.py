@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime.executor import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
+from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.values import InputError
 from stream.ir.attributes import ArrayAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from rt_support import DRIVERS, HERE, parse
 
 from runtime import ExecutionError, InputError, run_module
-from runtime.executor import pack_slices
+from runtime.host_ops import pack_slices
 from stream.ir.diagnostics import DiagnosticError
 
 PROGRAMS = HERE / "programs"

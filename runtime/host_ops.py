@@ -1,0 +1,546 @@
+"""The host side of a cmd-level program: one rule per op, in `HOST_RULES` (keyed by op name).
+
+* scalar ops: `arith.*` (runtime.scalars), `hal.element_type`, `hal.encoding_type`,
+  `hal.buffer_view.assert`, `hal.buffer_view.dim`;
+* the ABI: `stream.tensor.import` wraps a caller's buffer view as an external allocation (no copy;
+  without `consume` the program may only read it), `stream.tensor.export` hands a resource back as a
+  buffer view over the same bytes;
+* timepoints: `immediate`, `join`, `await` (blocks the host), `barrier`, `import`/`export` and
+  `chain_external` for the coarse-fences ABI;
+* resources: queue-ordered `alloca`/`dealloca` (submissions), synchronous `alloc`, `subview`,
+  `size`, `pack` (a layout in which slices with intersecting lifetimes get disjoint bytes),
+  `constants` (an upload submission), `load`/`store` (host accesses), `retain`/`release`;
+* `stream.cmd.execute`: records the command buffer (runtime.commands) and submits it.
+
+A rule reads its operands from the `Frame` and binds its results there; device work goes through
+`Session.submit` (runtime.executor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from runtime.commands import Recorder, run_commands
+from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
+from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
+from runtime.scheduler import Submission, WorkContext, WorkFailure
+from runtime.semaphore import Fence
+from runtime.status import ExecutionError, Status, StatusCode
+from runtime.values import BufferView, InputError, dense_to_numpy, element_type_code
+from stream.ir.attributes import ArrayAttr, DenseAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
+from stream.ir.core import Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import view
+from stream.ir.types import ResourceType, TensorType, Type
+from stream.ir.walk import Function
+
+if TYPE_CHECKING:
+    from runtime.executor import Session
+
+__all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices"]
+
+PACK_ALIGNMENT = 64
+
+
+class Return(Exception):
+    """Raised by a return op to end the function with its values."""
+
+    def __init__(self, values: list[Any]) -> None:
+        self.values = values
+
+
+@dataclass
+class Frame:
+    """One function activation: SSA values to run-time values."""
+
+    session: Session
+    function: Function
+    env: dict[Value, Any] = field(default_factory=dict)
+
+    def value(self, v: Value) -> Any:
+        try:
+            return self.env[v]
+        except KeyError:
+            raise DiagnosticError.at(self.function.op.location, f"value {v} used before it is defined at run time") from None
+
+
+
+# -- host rules ------------------------------------------------------------------------------------
+Rule = Callable[[Frame, Op], None]
+HOST_RULES: dict[str, Rule] = {}
+
+
+def rule(*names: str) -> Callable[[Rule], Rule]:
+    def wrap(fn: Rule) -> Rule:
+        for n in names:
+            HOST_RULES[n] = fn
+        return fn
+
+    return wrap
+
+
+@rule("arith.constant")
+def _constant(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = host_value_of_constant(op.properties["value"], op.results[0].type)
+
+
+def _arith(fr: Frame, op: Op) -> None:
+    try:
+        fr.env[op.results[0]] = eval_arith(op, [fr.value(v) for v in op.operands])
+    except ZeroDivisionError as e:
+        raise ExecutionError(Status(StatusCode.INVALID_ARGUMENT, str(e), f"{op.name} at {op.location}")) from None
+
+
+for _name in ARITH_OPS:
+    HOST_RULES[_name] = _arith
+
+
+@rule("hal.element_type")
+def _element_type(fr: Frame, op: Op) -> None:
+    t = op.properties["type"]
+    fr.env[op.results[0]] = element_type_code(t.type if isinstance(t, TypeAttr) else t)  # type: ignore[arg-type]
+
+
+@rule("hal.encoding_type")
+def _encoding_type(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = 1  # IREE_HAL_ENCODING_TYPE_DENSE_ROW_MAJOR
+
+
+@rule("hal.buffer_view.assert")
+def _buffer_view_assert(fr: Frame, op: Op) -> None:
+    v = view(op)
+    bv = fr.value(v.buffer_view)
+    msg = op.properties.get("message")
+    name = msg.value if isinstance(msg, StringAttr) else "buffer view"
+    if not isinstance(bv, BufferView):
+        raise InputError(f"{name}: expected a tensor, got {type(bv).__name__} ({op.location})")
+    shape = tuple(int(fr.value(d)) for d in v.shape)
+    etype = fr.value(v.element_type)
+    if bv.shape != shape or element_type_code(bv.element_type) != etype:
+        want = "x".join(map(str, shape))
+        raise InputError(f"{name}: expected a {want}x tensor of element type code 0x{etype:08x}, got {bv} "
+                         f"(hal.buffer_view.assert at {op.location})")
+
+
+@rule("hal.buffer_view.dim")
+def _buffer_view_dim(fr: Frame, op: Op) -> None:
+    bv = fr.value(op.operands[0])
+    index = op.attr("index")
+    fr.env[op.results[0]] = bv.shape[index.value if isinstance(index, IntegerAttr) else 0]
+
+
+@rule("stream.tensor.import")
+def _import(fr: Frame, op: Op) -> None:
+    v = view(op)
+    s = fr.session
+    bv = fr.value(v.source)
+    size = int(fr.value(v.result_size))
+    if isinstance(bv, ResourceRef):
+        fr.env[op.results[0]] = bv
+        return
+    if not isinstance(bv, BufferView):
+        raise InputError(f"stream.tensor.import at {op.location} needs a tensor argument, got {type(bv).__name__}")
+    data = bv.byte_view()
+    if data.size != size:
+        raise InputError(f"stream.tensor.import at {op.location}: the input {bv} has {data.size} bytes but the program "
+                         f"imports {size} ({op.properties.get('result_encoding')})")
+    device, _ = s.device_of(op)
+    args = fr.function.arguments
+    source = f"argument {args.index(op.operands[0])}" if op.operands[0] in args else _name(op.operands[0], "a buffer view")
+    label = f"{source} (import at {op.location})"
+    alloc = Allocation(size, device, "import", label, _lifetime(op.results[0].type), data=data, state="live",
+                       consumed="consume" in op.properties)
+    s.allocations.append(alloc)
+    fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
+
+
+@rule("stream.tensor.export")
+def _export(fr: Frame, op: Op) -> None:
+    v = view(op)
+    ref = _ref(fr, v.source, op)
+    enc = op.properties["source_encoding"]
+    t = enc.type if isinstance(enc, TypeAttr) else enc
+    if not isinstance(t, TensorType):
+        raise DiagnosticError.at(op.location, f"cannot export a resource as {t}")
+    dims = [int(fr.value(d)) for d in v.source_encoding_dims]
+    shape = tuple(d if d is not None else dims.pop(0) for d in t.shape or ())
+    dtype = dtype_of(t.element)
+    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+    raw = _host_access(fr, op, ref, 0, nbytes, False, f"stream.tensor.export of {ref.allocation.label}")
+    fr.env[op.results[0]] = BufferView(raw.view(dtype).reshape(shape), t.element)
+
+
+def _ref(fr: Frame, v: Value, op: Op) -> ResourceRef:
+    r = fr.value(v)
+    if not isinstance(r, ResourceRef):
+        raise DiagnosticError.at(op.location, f"expected a resource at run time, got {type(r).__name__}")
+    return r
+
+
+def _name(v: Value, fallback: str) -> str:
+    return f"%{v.name_hint}" if v.name_hint else fallback
+
+
+def _named(v: Value, kind: str, op: Op) -> str:
+    """A label for an allocation: "%result_0 (alloca at prog.mlir:14:5)", or "alloca at ..."."""
+    return f"%{v.name_hint} ({kind} at {op.location})" if v.name_hint else f"{kind} at {op.location}"
+
+
+def _lifetime(t: Type) -> str:
+    return t.lifetime.value if isinstance(t, ResourceType) else ""
+
+
+def _host_access(fr: Frame, op: Op, ref: ResourceRef, offset: int, length: int, write: bool, what: str) -> np.ndarray:
+    s = fr.session
+    if offset < 0 or offset + length > ref.length:
+        raise ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {what} accesses [{offset}, {offset + length}) of a "
+                                    f"{ref.length}-byte resource", f"{op.name} at {op.location}"))
+    if s.races is not None:
+        site = s.races.host_site(f"host {what}", str(op.location))
+        s.races.access(ref.allocation, ref.offset + offset, ref.offset + offset + length, write, site, None)
+    try:
+        return ref.allocation.bytes(ref.offset + offset, length, what)
+    except MemoryFault as e:
+        raise ExecutionError(Status(StatusCode.DATA_LOSS, str(e), f"{op.name} at {op.location}")) from None
+
+
+@rule("func.return", "util.return")
+def _return(fr: Frame, op: Op) -> None:
+    raise Return([fr.value(v) for v in op.operands])
+
+
+@rule("func.call", "util.call")
+def _call(fr: Frame, op: Op) -> None:
+    callee = op.properties["callee"]
+    name = callee.root if isinstance(callee, SymbolRefAttr) else str(callee)
+    results = fr.session.call(name, [fr.value(v) for v in op.operands])
+    for r, value in zip(op.results, results):
+        fr.env[r] = value
+
+
+# -- timepoints ------------------------------------------------------------------------------------
+def _fence(fr: Frame, v: Value | None) -> Fence:
+    if v is None:
+        return Fence()
+    f = fr.value(v)
+    if not isinstance(f, Fence):
+        raise DiagnosticError.at(fr.function.op.location, f"expected a timepoint at run time, got {type(f).__name__}")
+    return f
+
+
+@rule("stream.timepoint.immediate")
+def _immediate(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = Fence()
+
+
+@rule("stream.timepoint.join")
+def _join(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = Fence.join(_fence(fr, v) for v in op.operands)
+
+
+@rule("stream.timepoint.await")
+def _await(fr: Frame, op: Op) -> None:
+    v = view(op)
+    fence = _fence(fr, v.await_timepoint)
+    host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}")
+    for r, operand in zip(op.results, v.resource_operands):
+        fr.env[r] = fr.value(operand)
+
+
+def host_wait(s: Session, fence: Fence, what: str) -> None:
+    tracer = s.tracer
+    start = tracer.now() if tracer is not None else 0.0
+    s.sched.host_wait(fence, what)
+    if s.races is not None:
+        s.races.host_await(fence)
+    if tracer is not None:
+        end = tracer.now()
+        track = tracer.track(None, "host")
+        tracer.slice(track, "await", start, end, cat="host", args={"op": what})
+        for sem, value in fence.points:
+            record = sem.signal_for(value)
+            if record is not None and record[2] is not None:
+                tracer.flow(record[2], track, max(start, end - 0.001))
+
+
+@rule("stream.timepoint.barrier")
+def _barrier(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = fr.value(op.operands[0])
+    fr.env[op.results[1]] = Fence()
+
+
+@rule("stream.timepoint.import")
+def _tp_import(fr: Frame, op: Op) -> None:
+    values = [fr.value(v) for v in op.operands]
+    if len(values) == 1 and isinstance(values[0], Fence):
+        fr.env[op.results[0]] = values[0]
+    elif len(values) == 2 and hasattr(values[0], "reached"):
+        fr.env[op.results[0]] = Fence(((values[0], int(values[1])),))
+    else:
+        raise InputError(f"stream.timepoint.import at {op.location} needs a fence (or a semaphore and a value)")
+
+
+@rule("stream.timepoint.export")
+def _tp_export(fr: Frame, op: Op) -> None:
+    fence = _fence(fr, op.operands[0])
+    if len(op.results) == 1:
+        fr.env[op.results[0]] = fence
+        return
+    # (semaphore, value): one semaphore reached when the whole fence is.
+    out, sub = fr.session.submit(op, "barrier", fence, None)
+    (sem, value), = out.points
+    fr.env[op.results[0]], fr.env[op.results[1]] = sem, value
+
+
+@rule("stream.timepoint.chain_external")
+def _chain_external(fr: Frame, op: Op) -> None:
+    v = view(op)
+    fence = _fence(fr, v.await_timepoint)
+    targets = [fr.value(x) for x in v.external_values]
+    s = fr.session
+    points = []
+    for t in targets:
+        if not isinstance(t, Fence):
+            raise InputError(f"stream.timepoint.chain_external at {op.location} signals fences; got {type(t).__name__}")
+        points.extend(t.points)
+    device, queue = s.device_of(op)
+    label = f"chain_external on @{device} at {op.location}"
+    s.sched.submit(Submission("barrier", device, queue, fence, tuple(points), None, label))
+
+
+# -- resources ---------------------------------------------------------------------------------------
+@rule("stream.resource.alloca")
+def _alloca(fr: Frame, op: Op) -> None:
+    v = view(op)
+    s = fr.session
+    size = int(fr.value(v.storage_size))
+    device, _ = s.device_of(op)
+    alloc = Allocation(size, device, "alloca", _named(op.results[0], "alloca", op),
+                       _lifetime(op.results[0].type))
+    s.allocations.append(alloc)
+
+    def work(ctx: WorkContext) -> None:
+        alloc.materialize(s.sched.poison)
+        s.counter(device)
+
+    component = s.races.new_component() if s.races is not None else 0
+    fence, sub = s.submit(op, "alloca", _fence(fr, v.await_timepoint), work, memory=size, component=component)
+    if s.races is not None:
+        s.races.on_alloca(alloc, sub)
+    fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
+    fr.env[op.results[1]] = fence
+
+
+@rule("stream.resource.dealloca")
+def _dealloca(fr: Frame, op: Op) -> None:
+    v = view(op)
+    s = fr.session
+    ref = _ref(fr, v.operand, op)
+    alloc = ref.allocation
+    races = s.races
+    component = races.new_component() if races is not None else 0
+    site = None
+    if races is not None:
+        from runtime.races import AccessSite
+
+        site = AccessSite(f"stream.resource.dealloca of {alloc.label}", str(op.location), component, None, (races.next_seq(), 0), 0)
+        if alloc.kind in ("import", "constant"):
+            races.double_free(alloc, site, f"{alloc.label} is not a queue-ordered allocation of this program and must not be freed")
+        elif alloc.deallocas:
+            races.double_free(alloc, site, f"{alloc.label} is deallocated a second time")
+    alloc.deallocas += 1
+    label = f"dealloca on @{s.device_of(op)[0]} at {op.location}"
+
+    def work(ctx: WorkContext) -> None:
+        if races is not None and site is not None:
+            races.on_dealloca(alloc, site, ctx.submission.start_clock)
+        if alloc.kind != "alloca" and alloc.kind != "alloc":
+            return  # not pool storage: IREE treats the dealloca as a barrier
+        if alloc.state == "freed":
+            raise WorkFailure(Status(StatusCode.FAILED_PRECONDITION, f"DOUBLE_FREE: {alloc.label} was already freed by {alloc.freed_by}", label))
+        if alloc.state == "live":
+            s.pool(alloc.device).release(alloc.size)
+        alloc.data = None
+        alloc.state = "freed"
+        alloc.freed_by = label
+        s.counter(alloc.device)
+        with s.sched.lock:
+            s.sched.retry_parked()
+
+    fence, _ = s.submit(op, "dealloca", _fence(fr, v.await_timepoint), work, component=component)
+    fr.env[op.results[0]] = fence
+
+
+@rule("stream.resource.alloc")
+def _alloc(fr: Frame, op: Op) -> None:
+    s = fr.session
+    size = int(fr.value(op.operands[0]))
+    device, _ = s.device_of(op)
+    pool = s.pool(device)
+    if not pool.reserve(size):
+        raise ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED, f"@{device} has {pool.live} of {pool.capacity} bytes in use; "
+                                    f"cannot allocate {size} more", f"stream.resource.alloc at {op.location}"))
+    alloc = Allocation(size, device, "alloc", _named(op.results[0], "alloc", op),
+                       _lifetime(op.results[0].type))
+    alloc.materialize(s.sched.poison)
+    s.allocations.append(alloc)
+    s.counter(device)
+    fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
+
+
+@rule("stream.resource.subview")
+def _subview(fr: Frame, op: Op) -> None:
+    v = view(op)
+    ref = _ref(fr, v.source, op)
+    try:
+        fr.env[op.results[0]] = ref.subview(int(fr.value(v.source_offset)), int(fr.value(v.result_size)))
+    except MemoryFault as e:
+        raise ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {e}", f"stream.resource.subview at {op.location}")) from None
+
+
+@rule("stream.resource.size")
+def _size(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = _ref(fr, op.operands[0], op).length
+
+
+@rule("stream.resource.load")
+def _load(fr: Frame, op: Op) -> None:
+    v = view(op)
+    ref = _ref(fr, v.source, op)
+    dtype = dtype_of(op.results[0].type)
+    raw = _host_access(fr, op, ref, int(fr.value(v.source_offset)), dtype.itemsize, False, f"stream.resource.load of {ref.allocation.label}")
+    fr.env[op.results[0]] = raw.view(dtype)[0].item()
+
+
+@rule("stream.resource.store")
+def _store(fr: Frame, op: Op) -> None:
+    v = view(op)
+    ref = _ref(fr, v.target, op)
+    dtype = dtype_of(v.value.type)
+    raw = _host_access(fr, op, ref, int(fr.value(v.target_offset)), dtype.itemsize, True, f"stream.resource.store to {ref.allocation.label}")
+    raw.view(dtype)[0] = fr.value(v.value)
+
+
+@rule("stream.resource.retain")
+def _retain(fr: Frame, op: Op) -> None:
+    _ref(fr, op.operands[0], op).allocation.refcount += 1
+
+
+@rule("stream.resource.release")
+def _release(fr: Frame, op: Op) -> None:
+    alloc = _ref(fr, op.operands[0], op).allocation
+    alloc.refcount -= 1
+    fr.env[op.results[0]] = alloc.refcount <= 0
+
+
+@rule("stream.resource.is_terminal")
+def _is_terminal(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = _ref(fr, op.operands[0], op).allocation.refcount <= 1
+
+
+@rule("stream.resource.pack")
+def _pack(fr: Frame, op: Op) -> None:
+    v = view(op)
+    sizes = [int(fr.value(x)) for x in v.dynamic_slice_sizes]
+    bounds = op.properties["lifetime_intervals"]
+    flat = [e.value for e in bounds.elements] if isinstance(bounds, ArrayAttr) else []  # type: ignore[attr-defined]
+    intervals = [(flat[2 * i], flat[2 * i + 1]) for i in range(len(sizes))]
+    base = int(fr.value(v.offset)) if v.offset is not None else 0
+    total, offsets = pack_slices(sizes, intervals)
+    fr.env[op.results[0]] = base + total
+    for r, off in zip(op.results[1:], offsets):
+        fr.env[r] = base + off
+
+
+def pack_slices(sizes: list[int], intervals: list[tuple[int, int]], alignment: int = PACK_ALIGNMENT) -> tuple[int, list[int]]:
+    """Offsets for slices with inclusive lifetime intervals: slices whose intervals intersect get
+    disjoint byte ranges; others may share bytes. Greedy: largest slice first, each at the lowest
+    aligned offset that clears every already-placed slice it is live with. Returns (total, offsets)."""
+    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
+    placed: list[tuple[int, int, int]] = []  # (offset, end, index)
+    offsets = [0] * len(sizes)
+    for i in order:
+        lo, hi = intervals[i]
+        live = sorted((o, e) for o, e, j in placed if intervals[j][0] <= hi and lo <= intervals[j][1])
+        offset = 0
+        for o, e in live:
+            if offset + sizes[i] <= o:
+                break
+            offset = max(offset, _align(e, alignment))
+        offsets[i] = offset
+        placed.append((offset, offset + sizes[i], i))
+    total = _align(max((e for _, e, _ in placed), default=0), alignment)
+    return total, offsets
+
+
+def _align(n: int, a: int) -> int:
+    return -(-n // a) * a
+
+
+@rule("stream.resource.constants")
+def _constants(fr: Frame, op: Op) -> None:
+    v = view(op)
+    s = fr.session
+    values = op.properties["values"]
+    attrs = values.elements if isinstance(values, ArrayAttr) else ()
+    sizes = [int(fr.value(x)) for x in v.result_sizes]
+    device, _ = s.device_of(op)
+    allocs: list[Allocation] = []
+    blobs: list[bytes] = []
+    for i, (r, size) in enumerate(zip(v.results, sizes)):
+        attr = attrs[i] if i < len(attrs) else None
+        if not isinstance(attr, DenseAttr):
+            raise DiagnosticError.at(op.location, f"constant {i} is not a dense<...> value the runtime can upload ({attr})")
+        blob = dense_to_numpy(attr).tobytes()
+        if len(blob) > size:
+            raise DiagnosticError.at(op.location, f"constant {i} has {len(blob)} bytes but its resource only {size}")
+        alloc = Allocation(size, device, "constant", f"constant {i} (constants at {op.location})", _lifetime(r.type))
+        s.allocations.append(alloc)
+        allocs.append(alloc)
+        blobs.append(blob)
+        fr.env[r] = ResourceRef(alloc, 0, size)
+
+    def work(ctx: WorkContext) -> None:
+        for alloc, blob in zip(allocs, blobs):
+            alloc.materialize(s.sched.poison)
+            assert alloc.data is not None
+            alloc.data[: len(blob)] = np.frombuffer(blob, dtype=np.uint8)
+        s.counter(device)
+
+    component = s.races.new_component() if s.races is not None else 0
+    fence, sub = s.submit(op, "constants", Fence(), work, memory=sum(sizes), component=component)
+    if s.races is not None:
+        for alloc in allocs:
+            s.races.on_alloca(alloc, sub)
+    fr.env[v.result_timepoint] = fence
+
+
+@rule("stream.cmd.execute")
+def _execute(fr: Frame, op: Op) -> None:
+    v = view(op)
+    s = fr.session
+    body = op.regions[0].blocks[0]
+    captures: dict[Value, Any] = {}
+    for arg, operand in zip(body.arguments, v.resource_operands):
+        captures[arg] = _ref(fr, operand, op)
+
+    def value(x: Value) -> Any:
+        return captures[x] if x in captures else fr.value(x)
+
+    device, _ = s.device_of(op)
+    races = s.races
+    component = races.new_component() if races is not None else 0
+    index = races.next_seq() if races is not None else 0
+    tracer = s.tracer
+    start = tracer.now() if tracer is not None else 0.0
+    recorder = Recorder(value, s.kernels, device, f"execute at {op.location}", races, component, index)
+    commands = recorder.record_block(body.ops, component)
+    if tracer is not None:
+        tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
+    fence, _ = s.submit(op, "execute", _fence(fr, v.await_timepoint), lambda ctx: run_commands(commands, ctx),
+                        component=component, extra={"final_local": recorder.local if races is not None else None})
+    fr.env[v.result_timepoint] = fence

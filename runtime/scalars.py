@@ -1,0 +1,117 @@
+"""Scalar values on the host: `arith.constant` and the `arith` ops of index and size arithmetic.
+
+Integers wrap to their type's width (two's complement; `index` is unbounded), floats compute in
+their numpy dtype. Shared by the executor's host and the reference interpreter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from runtime.memory import dtype_of
+from runtime.values import dense_to_numpy
+from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr
+from stream.ir.core import Op
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import FloatType, IntegerType, Type
+
+__all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS"]
+
+
+def host_value_of_constant(attr: Attribute, t: Type) -> Any:
+    """The run-time value of an `arith.constant`."""
+    if isinstance(attr, BoolAttr):
+        return attr.value
+    if isinstance(attr, IntegerAttr):
+        return _wrap(attr.value, t) if isinstance(t, IntegerType) else attr.value
+    if isinstance(attr, FloatAttr):
+        return np.array(attr.value, dtype=dtype_of(attr.type))[()] if isinstance(attr.type, FloatType) else attr.value
+    if isinstance(attr, DenseAttr):
+        return dense_to_numpy(attr)
+    raise TypeError(f"cannot evaluate constant {attr}")
+
+
+def _wrap(v: int, t: Type) -> int | bool:
+    """Two's-complement wrap of an integer to the width of `t` (index: unbounded)."""
+    if isinstance(t, IntegerType):
+        if t.width == 1:
+            return bool(v & 1)
+        mask = (1 << t.width) - 1
+        v &= mask
+        if t.signedness != "u" and v >> (t.width - 1):
+            v -= 1 << t.width
+    return v
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _tdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _unsigned(v: int, t: Type) -> int:
+    return v & ((1 << t.width) - 1) if isinstance(t, IntegerType) else v
+
+
+_INT_BINARY: dict[str, Callable[[int, int, Type], int]] = {
+    "arith.addi": lambda a, b, t: a + b,
+    "arith.subi": lambda a, b, t: a - b,
+    "arith.muli": lambda a, b, t: a * b,
+    "arith.divui": lambda a, b, t: _unsigned(a, t) // _unsigned(b, t),
+    "arith.divsi": lambda a, b, t: _tdiv(a, b),
+    "arith.ceildivui": lambda a, b, t: _cdiv(_unsigned(a, t), _unsigned(b, t)),
+    "arith.ceildivsi": lambda a, b, t: -_tdiv(-a, b) if (a % b) else _tdiv(a, b),
+    "arith.floordivsi": lambda a, b, t: a // b,
+    "arith.remui": lambda a, b, t: _unsigned(a, t) % _unsigned(b, t),
+    "arith.remsi": lambda a, b, t: a - _tdiv(a, b) * b,
+    "arith.andi": lambda a, b, t: a & b,
+    "arith.ori": lambda a, b, t: a | b,
+    "arith.xori": lambda a, b, t: a ^ b,
+    "arith.shli": lambda a, b, t: a << b,
+    "arith.shrui": lambda a, b, t: _unsigned(a, t) >> b,
+    "arith.shrsi": lambda a, b, t: a >> b,
+    "arith.maxui": lambda a, b, t: max(_unsigned(a, t), _unsigned(b, t)),
+    "arith.maxsi": lambda a, b, t: max(a, b),
+    "arith.minui": lambda a, b, t: min(_unsigned(a, t), _unsigned(b, t)),
+    "arith.minsi": lambda a, b, t: min(a, b),
+}
+_FLOAT_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
+    "arith.maximumf": np.maximum, "arith.minimumf": np.minimum, "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
+}
+
+
+def eval_arith(op: Op, args: list[Any]) -> Any:
+    """Evaluate an arith op on run-time scalars (shared with the reference interpreter)."""
+    t = op.results[0].type if op.results else None
+    if op.name in _INT_BINARY:
+        if any(b == 0 for b in args[1:2]) and op.name in ("arith.divui", "arith.divsi", "arith.ceildivui", "arith.ceildivsi",
+                                                            "arith.floordivsi", "arith.remui", "arith.remsi"):
+            raise ZeroDivisionError(f"'{op.name}' divides by zero")
+        return _wrap(_INT_BINARY[op.name](int(args[0]), int(args[1]), t), t)  # type: ignore[arg-type]
+    if op.name in _FLOAT_BINARY:
+        return _FLOAT_BINARY[op.name](args[0], args[1])
+    if op.name == "arith.select":
+        return args[1] if args[0] else args[2]
+    if op.name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.trunci"):
+        return _wrap(int(args[0]), t) if isinstance(t, IntegerType) else int(args[0])
+    if op.name == "arith.extui":
+        return _wrap(_unsigned(int(args[0]), op.operands[0].type), t)  # type: ignore[arg-type]
+    if op.name in ("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf"):
+        return np.array(args[0], dtype=dtype_of(t))[()]  # type: ignore[arg-type]
+    if op.name in ("arith.fptosi", "arith.fptoui"):
+        return _wrap(int(args[0]), t)  # type: ignore[arg-type]
+    if op.name == "arith.bitcast":
+        return np.array(args[0], dtype=dtype_of(op.operands[0].type)).view(dtype_of(t))[()]  # type: ignore[arg-type]
+    raise DiagnosticError.at(op.location, f"'{op.name}' cannot be evaluated at run time")
+
+
+ARITH_OPS = frozenset({*_INT_BINARY, *_FLOAT_BINARY, "arith.select", "arith.index_cast", "arith.index_castui", "arith.extsi",
+                       "arith.trunci", "arith.extui", "arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf",
+                       "arith.fptosi", "arith.fptoui", "arith.bitcast"})
