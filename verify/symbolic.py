@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import z3
 
-from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr
+from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Location, Op, Value
 from stream.ir.spec import spec_of
-from stream.ir.types import IndexType, IntegerType
+from stream.ir.types import IndexType, IntegerType, TensorType, element_byte_width
 
 __all__ = ["Expr", "Atom", "Symbols", "const"]
 
@@ -142,6 +142,7 @@ class Symbols:
     facts: list[Fact] = field(default_factory=list)
     by_atom: dict[int, list[int]] = field(default_factory=dict)  # atom id -> fact indices
     values: dict[Value, Expr] = field(default_factory=dict)
+    sizeof_cache: dict[tuple[object, ...], Expr] = field(default_factory=dict)
 
     # -- building ---------------------------------------------------------------------------
     def fresh(self, kind: str, value: Value | None = None, location: Location | None = None, label: str = "") -> Expr:
@@ -349,6 +350,41 @@ def _select(s: Symbols, op: Op) -> list[Expr]:
 @evaluator("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi", "arith.trunci")
 def _cast(s: Symbols, op: Op) -> list[Expr]:
     return [s.expr(op.operands[0])]
+
+
+@evaluator("stream.tensor.sizeof")
+def _sizeof(s: Symbols, op: Op) -> list[Expr]:
+    """The byte size of a dense row-major tensor: element bytes times the dims (dynamic dims are
+    the op's operands). Encoded tensors (padding, packing) get one atom per distinct
+    (type, dims, affinity), so equal queries still give equal sizes."""
+    attr = op.properties.get("encoding")
+    t = attr.type if isinstance(attr, TypeAttr) else None
+    dims = [s.expr(v) for v in op.operands]
+    if isinstance(t, TensorType) and t.encoding is None and t.shape is not None:
+        width = element_byte_width(t.element)
+        if width is not None:
+            size = const(width)
+            dynamic = iter(dims)
+            for d in t.shape:
+                e = next(dynamic, None) if d is None else const(d)
+                if e is None:
+                    break
+                if e.is_const:
+                    size = size.scale(e.const)
+                elif size.is_const:
+                    size = e.scale(size.const)
+                else:
+                    p = s.fresh("product", None, op.location, "tensor size")
+                    s.fact((p, size, e), lambda sy, p=p, a=size, b=e: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True)
+                    size = p
+            else:
+                return [size]
+    key = (str(t), tuple(dims), str(op.properties.get("affinity")))
+    hit = s.sizeof_cache.get(key)
+    if hit is None:
+        hit = s.fresh("opaque", op.results[0], op.location)
+        s.sizeof_cache[key] = hit
+    return [hit]
 
 
 @evaluator("stream.resource.pack")
