@@ -16,7 +16,7 @@ import pytest
 from conftest import CORPUS, IREE, parse
 
 from stream.ir.walk import functions
-from verify.events import EventGraph, Ev
+from verify.events import Ev, EventGraph
 from verify.hb import CollapseError, HappensBefore
 from verify.model import build_model
 
