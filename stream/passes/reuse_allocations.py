@@ -6,7 +6,8 @@ late as just before its signal and A as early as just after its await, so the pa
 atomic reallocation. A reuses D when:
 
 * D frees the storage of another `resource.alloca` of this function that nothing touches after
-  D (no later use through any alias, no escape, D its only free);
+  D (no later use through any alias, no escape, D its only free), and D provably waits for every
+  device use of it (so a misplaced free is never made worse);
 * both live on the same affinity and have the same resource type (lifetime);
 * the sizes are the same value or equal constants, or D's is a larger constant, in which case A
   becomes a `resource.subview` of D's storage (the smallest larger one is chosen; among equal
@@ -85,6 +86,9 @@ def plan_reuses(block: Block) -> list[Reuse]:
         position, dealloca = uses.owned[0]
         if uses.last_position > position:
             continue  # touched after its free: not ours to reason about
+        freed_after = view(dealloca).await_timepoint
+        if not all(freed_after is not None and coverage.covers(freed_after, t) for t in uses.device_timepoints()):
+            continue  # the free does not provably wait for every use: handing it on would race
         alloca = view(uses.alloca)
         freed.append(_Freed(uses.alloca, position, dealloca, uses.resource, alloca.storage_size, constant_int(alloca.storage_size, defs),
                             uses.resource.type, alloca.affinity))

@@ -91,6 +91,16 @@ def test_exact_chains_resolve_in_one_round() -> None:
     assert len(plan_reuses(f.body)) == 2  # both links at once: the second follows the first
 
 
+def test_a_misplaced_free_is_not_handed_on() -> None:
+    """A free that does not wait for every use of its storage is left alone: reusing it would turn
+    the input's use-after-free into a race of the new allocation."""
+    text = golden_chunks()[0].replace("%d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0)",
+                                      "%d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%t0)")
+    assert "await(%t0) => %r0" in text
+    assert plan_reuses(functions(parse(text))[0].body) == []
+    assert len(plan_reuses(functions(parse(golden_chunks()[0]))[0].body)) == 1
+
+
 TWO_REGIONS = """
 util.func public @twoRegions(%arg0: !stream.resource<external>) -> !stream.resource<external> {
   %c0 = arith.constant 0 : index
