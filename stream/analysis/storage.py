@@ -22,6 +22,7 @@ Per-op behaviour lives in the tables `TIED_WRITES`, `PASSTHROUGH` and `SIZES`.
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -59,22 +60,54 @@ class Root(enum.Enum):
         return self in (Root.BORROWED, Root.CONSTANT)
 
 
+@functools.cache
+def _fixed_offset(name: str, group: str) -> int | None:
+    """The operand index of a single-valued group that only single-valued groups precede (no
+    segment arithmetic needed), else None. The analyses below ask for these a lot."""
+    spec = spec_of(name)
+    assert spec is not None
+    index = spec._operand_index[group]
+    if all(o.arity == "single" for o in spec.operands[: index + 1]):
+        return index
+    return None
+
+
 def _group_index(op: Op, group: str) -> tuple[int, ...]:
+    fixed = _fixed_offset(op.name, group)
+    if fixed is not None:
+        return (fixed,)
     spec = spec_of(op)
     assert spec is not None
     start = spec.operand_offset(op, group)
     return tuple(range(start, start + len(spec.operand_group(op, group))))
 
 
-def _dispatch_tied(op: Op) -> tuple[int, ...]:
+def _one(op: Op, group: str) -> Value:
+    fixed = _fixed_offset(op.name, group)
+    if fixed is not None:
+        return op.operands[fixed]
     spec = spec_of(op)
     assert spec is not None
-    out = []
+    return spec.operand_group(op, group)[0]
+
+
+def _dispatch_ties(op: Op) -> list[int | None]:
+    """Operand index each dispatch result is tied to (None when untied), one segment computation."""
+    tied = op.properties.get("tied_operands")
+    if not isinstance(tied, ArrayAttr) or not len(tied):
+        return [None] * len(op.results)
+    spec = spec_of(op)
+    assert spec is not None
+    start = spec.operand_offset(op, "resource_operands")
+    out: list[int | None] = []
     for i in range(len(op.results)):
-        index = spec.tied_operand(op, i)
-        if index is not None:
-            out.append(index)
-    return tuple(out)
+        e = tied.elements[i] if i < len(tied) else None
+        out.append(start + e.value if isinstance(e, IntegerAttr) and e.value >= 0 else None)
+    return out
+
+
+def _dispatch_tied(op: Op) -> tuple[int, ...]:
+    return tuple(i for i in _dispatch_ties(op) if i is not None)
 
 
 # op name -> operand indices whose storage the op writes in place (each tied to a result).
@@ -114,10 +147,11 @@ def tied_source(op: Op, result_index: int) -> int | None:
     through = passthrough_source(op, result_index)
     if through is not None:
         return through
+    if op.name == "stream.async.dispatch":
+        return _dispatch_ties(op)[result_index]
     if op.name in TIED_WRITES:
-        spec = spec_of(op)
-        assert spec is not None
-        return spec.tied_operand(op, result_index)
+        written = TIED_WRITES[op.name](op)
+        return written[result_index] if result_index < len(written) else None
     return None
 
 
@@ -171,10 +205,7 @@ def operand_sizes(op: Op) -> dict[int, Value]:
                 out[start + i] = next(sizes)
         return out
     for group, size_group in SIZES.get(op.name, ()):
-        value_index = spec.operand_offset(op, group)
-        sizes_of = spec.operand_group(op, size_group)
-        if sizes_of:
-            out[value_index] = sizes_of[0]
+        out[_group_index(op, group)[0]] = _one(op, size_group)
     return out
 
 
@@ -184,8 +215,12 @@ def result_sizes(op: Op) -> dict[int, Value]:
     group = RESULT_SIZES.get(op.name)
     if spec is None or group is None:
         return {}
-    sizes = spec.operand_group(op, group)
     out: dict[int, Value] = {}
+    if op.name != "stream.async.dispatch" and len(op.results) == 1 and _fixed_offset(op.name, group) is not None:
+        if isinstance(op.results[0].type, ResourceType):
+            out[0] = _one(op, group)
+        return out
+    sizes = spec.operand_group(op, group)
     if op.name == "stream.async.dispatch":
         # Every result has its size in `result_sizes`, tied ones included (IREE's format).
         for i, size in zip(range(len(op.results)), sizes):

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from runtime.executor import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
+from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.values import dense_to_numpy
 from stream.ir.attributes import ArrayAttr, SymbolRefAttr, TypeAttr, UnitAttr
 from stream.ir.core import Module, Op, Value
