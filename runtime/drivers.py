@@ -10,6 +10,10 @@
   so devices and concurrent children really overlap. Small sections (by bytes touched) run inline
   on the queue's worker: concurrency is a permission, not an obligation, and handing a 1 KiB
   kernel to another thread costs more than running it.
+  While a task driver runs it lowers the interpreter's GIL switch interval (0.5 ms by default,
+  restored when the last running task driver shuts down): the host and the device workers hand
+  work to each other thousands of times per run, and with CPython's default 5 ms every handoff
+  can wait for a forced switch (measured in bench/bench_runtime.py: 3x slower on small kernels).
 * `ChaosDriver` is the task driver plus seeded randomness: random delays before submissions and
   commands, a random choice among ready submissions, a random order (and random inline or pooled
   execution) of concurrent children. It exposes missing waits that a friendly schedule hides.
@@ -21,6 +25,7 @@ import itertools
 import os
 import queue as queue_mod
 import random
+import sys
 import threading
 import time
 from collections import deque
@@ -45,8 +50,9 @@ class SyncDriver(Scheduler):
 
     name = "sync"
 
-    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 0, **kw: Any) -> None:
-        # The task driver's pool options mean nothing here: everything runs on the host thread.
+    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 0, switch_interval: float | None = None,
+                 **kw: Any) -> None:
+        # The task driver's thread options mean nothing here: everything runs on the host thread.
         super().__init__(**kw)
 
     def _blocked_at_submit(self, sub: Submission, unmet: list[tuple[TimelineSemaphore, int]]) -> None:
@@ -108,14 +114,40 @@ class _Batch:
                     self.done.set()
 
 
+class _SwitchInterval:
+    """Lowers `sys.setswitchinterval` while at least one task driver runs; restores it after."""
+
+    _lock = threading.Lock()
+    _users = 0
+    _saved = 0.005
+
+    @classmethod
+    def acquire(cls, interval: float) -> None:
+        with cls._lock:
+            if cls._users == 0:
+                cls._saved = sys.getswitchinterval()
+                sys.setswitchinterval(min(interval, cls._saved))
+            cls._users += 1
+
+    @classmethod
+    def release(cls) -> None:
+        with cls._lock:
+            cls._users -= 1
+            if cls._users == 0:
+                sys.setswitchinterval(cls._saved)
+
+
 class TaskDriver(Scheduler):
     """A worker thread per device queue, a shared pool for concurrent sections."""
 
     name = "task"
 
-    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 256 * 1024, **kw: Any) -> None:
+    def __init__(self, *, pool_threads: int | None = None, inline_bytes: int = 256 * 1024,
+                 switch_interval: float | None = 0.0005, **kw: Any) -> None:
         super().__init__(**kw)
         self.inline_bytes = inline_bytes
+        self._switch_interval = switch_interval
+        self._interval_held = False
         self._workers: dict[tuple[str, int], _QueueWorker] = {}
         self._pool_threads = pool_threads if pool_threads is not None else max(1, os.cpu_count() or 1)
         self._pool_queue: queue_mod.SimpleQueue[tuple[_Batch, WorkContext] | None] = queue_mod.SimpleQueue()
@@ -126,6 +158,9 @@ class TaskDriver(Scheduler):
         key = (sub.device, sub.queue)
         worker = self._workers.get(key)
         if worker is None:
+            if self._switch_interval is not None and not self._interval_held:
+                _SwitchInterval.acquire(self._switch_interval)
+                self._interval_held = True
             worker = self._workers[key] = _QueueWorker(self, key)
         worker.ready.append(sub)
         worker.cond.notify()
@@ -190,6 +225,9 @@ class TaskDriver(Scheduler):
         for t in self._pool:
             t.join()
         self._pool.clear()
+        if self._interval_held:
+            self._interval_held = False
+            _SwitchInterval.release()
 
 
 class _QueueWorker:

@@ -45,6 +45,23 @@ __all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices"]
 
 PACK_ALIGNMENT = 64
 
+# Named operand groups by op identity (ops are immutable): a module run many times, or a
+# function with thousands of submissions, computes each op's segment layout once.
+_VIEWS: dict[int, tuple[Op, dict[str, Any]]] = {}
+
+
+def group(op: Op, name: str) -> Any:
+    """`view(op).<name>`, memoized per op."""
+    hit = _VIEWS.get(id(op))
+    if hit is None or hit[0] is not op:
+        if len(_VIEWS) > 200_000:
+            _VIEWS.clear()
+        hit = _VIEWS[id(op)] = (op, {})
+    cache = hit[1]
+    if name not in cache:
+        cache[name] = getattr(view(op), name)
+    return cache[name]
+
 
 class Return(Exception):
     """Raised by a return op to end the function with its values."""
@@ -244,10 +261,9 @@ def _join(fr: Frame, op: Op) -> None:
 
 @rule("stream.timepoint.await")
 def _await(fr: Frame, op: Op) -> None:
-    v = view(op)
-    fence = _fence(fr, v.await_timepoint)
+    fence = _fence(fr, group(op, "await_timepoint"))
     host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}")
-    for r, operand in zip(op.results, v.resource_operands):
+    for r, operand in zip(op.results, group(op, "resource_operands")):
         fr.env[r] = fr.value(operand)
 
 
@@ -521,11 +537,10 @@ def _constants(fr: Frame, op: Op) -> None:
 
 @rule("stream.cmd.execute")
 def _execute(fr: Frame, op: Op) -> None:
-    v = view(op)
     s = fr.session
     body = op.regions[0].blocks[0]
     captures: dict[Value, Any] = {}
-    for arg, operand in zip(body.arguments, v.resource_operands):
+    for arg, operand in zip(body.arguments, group(op, "resource_operands")):
         captures[arg] = _ref(fr, operand, op)
 
     def value(x: Value) -> Any:
@@ -541,6 +556,6 @@ def _execute(fr: Frame, op: Op) -> None:
     commands = recorder.record_block(body.ops, component)
     if tracer is not None:
         tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
-    fence, _ = s.submit(op, "execute", _fence(fr, v.await_timepoint), lambda ctx: run_commands(commands, ctx),
+    fence, _ = s.submit(op, "execute", _fence(fr, group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),
                         component=component, extra={"final_local": recorder.local if races is not None else None})
-    fr.env[v.result_timepoint] = fence
+    fr.env[op.results[-1]] = fence
