@@ -150,12 +150,12 @@ class _Encoder:
         if t.shape is None:
             raise DiagnosticError.at(op.location, f"encode-tensors: unranked tensors have no size ({t})")
         static = self.width(op, t)
-        for d in t.shape:
-            if d is not None:
-                static *= d
+        for extent in t.shape:
+            if extent is not None:
+                static *= extent
         size = self.b.index(static)
-        for d in dims:
-            size = self.b.mul(d, size)
+        for dim in dims:
+            size = self.b.mul(dim, size)
         return size
 
     def offset(self, op: Op, t: TensorType, dims: tuple[Value, ...], indices: tuple[Value, ...]) -> Value:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.analysis.affinity import value_affinities
+from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.resource_usage import CLASS_CONFLICT, Conflict, ResourceUsage
 from stream.analysis.storage import operand_sizes, result_sizes, tied_source
 from stream.ir.attributes import Attribute
@@ -67,9 +67,19 @@ def _refine(func: Function) -> Op:
             refined = Function(_Retyper(func, usage).run(block))
             # Transfers within one device whose lifetimes now agree are clones; drop those nobody
             # can observe, under elide-async-copies' rule (IREE reruns ElideAsyncCopies here).
+            if not any(_is_clone(op) for op in refined.body.ops):
+                return refined.op
             return refined.with_body(elide_block(refined.body, _TRANSFERS).ops).op
         block = _resolve(block, conflicts)
     raise DiagnosticError.at(func.op.location, f"refine-usage: lifetimes of @{func.name} still conflict after {MAX_ROUNDS} rounds of transfers")
+
+
+def _is_clone(op: Op) -> bool:
+    """A transfer that copies within one device and one lifetime."""
+    if op.name != "stream.async.transfer" or op.operands[0].type != op.results[0].type:
+        return False
+    source, target = op.properties.get("source_affinity"), op.properties.get("target_affinity")
+    return source is None or target is None or same_device(source, target)  # type: ignore[arg-type]
 
 
 def _analyse(func: Function, block: Block) -> ResourceUsage:
