@@ -26,6 +26,8 @@ use the storage and last-use analyses (`stream.analysis.storage`, `stream.analys
   reading it (a tied update, fill or copy whose range covers `[o, e)`; #23171: a partial
   overwrite is not enough) or reads a range disjoint from `[o, e)`.
 
+A copy whose result nobody uses, under any name, is dead and goes too.
+
 Elisions are applied in rounds: each round analyses the block, takes every candidate that is safe
 and whose storage no earlier elision of the round touched, and rebuilds the block; rounds repeat
 until nothing changes.
@@ -226,8 +228,6 @@ def _update_safe(op: Op, a: Analysis) -> bool:
         return False
     written = (_one(op, "target_offset"), _one(op, "target_end"))
     uses = a.last.uses(result)
-    if not uses:
-        return False  # the result escapes nowhere and nothing overwrites it: leave it to DCE
     for user, index in uses:
         if index in tied_writes(user):
             if user.name not in _OVERWRITERS:
@@ -242,11 +242,16 @@ def _update_safe(op: Op, a: Analysis) -> bool:
     return True
 
 
+def _dead(op: Op, a: Analysis) -> bool:
+    """Nobody reads the copy (under any name): it can go whatever else holds."""
+    return not a.last.uses(op.results[0])
+
+
 _SAFETY: dict[str, Callable[[Op, Analysis], bool]] = {
-    "stream.async.clone": _clone_safe,
-    "stream.async.transfer": _transfer_safe,
-    "stream.async.slice": _slice_safe,
-    "stream.async.update": _update_safe,
+    "stream.async.clone": lambda op, a: _dead(op, a) or _clone_safe(op, a),
+    "stream.async.transfer": lambda op, a: _dead(op, a) or _transfer_safe(op, a),
+    "stream.async.slice": lambda op, a: _dead(op, a) or _slice_safe(op, a),
+    "stream.async.update": lambda op, a: _dead(op, a) or _update_safe(op, a),
 }
 
 

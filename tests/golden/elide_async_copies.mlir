@@ -161,3 +161,23 @@ util.func public @updates(%arg0: !hal.buffer_view) -> (!hal.buffer_view, !hal.bu
 // CHECK: %[[T1:.+]] = stream.async.alloca
 // CHECK: %[[FIRST:.+]] = stream.async.update on(#hal.device.affinity<@dev0>) %[[A]], %[[T1]][%c0 to %c8]
 // CHECK: stream.async.copy on(#hal.device.affinity<@dev0>) %[[B]][%c0 to %c8], %[[FIRST]][%c8 to %c16]
+
+// -----
+
+// A copy nobody reads is dead, whatever else holds: an unused clone of a value that is still used goes, and so does an update into a fresh value nobody looks at.
+util.func public @dead(%arg0: !hal.buffer_view) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c1_i32 = arith.constant 1 : i32
+  %0 = stream.async.splat on(#hal.device.affinity<@dev0>) %c1_i32 : i32 -> !stream.resource<*>{%c8}
+  %1 = stream.async.clone on(#hal.device.affinity<@dev0>) %0 : !stream.resource<*>{%c8} -> !stream.resource<*>{%c8}
+  %2 = stream.async.alloca on(#hal.device.affinity<@dev0>) : !stream.resource<*>{%c8}
+  %3 = stream.async.update on(#hal.device.affinity<@dev0>) %0, %2[%c0 to %c8] : !stream.resource<*>{%c8} -> %2 as !stream.resource<*>{%c8}
+  %4 = stream.async.cast on(#hal.device.affinity<@dev0>) %0 : !stream.resource<*>{%c8} -> !stream.resource<external>{%c8}
+  %5 = stream.tensor.export on(#hal.device.affinity<@dev0>) %4 : tensor<2xi32> in !stream.resource<external>{%c8} -> !hal.buffer_view
+  util.return %5 : !hal.buffer_view
+}
+// CHECK-LABEL: util.func public @dead
+// CHECK-NOT: stream.async.clone
+// CHECK-NOT: stream.async.update
+// CHECK: stream.tensor.export
