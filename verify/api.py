@@ -97,6 +97,7 @@ def verify_function(
             witness = build_witness(model, ob, verdict, decider.before, rlimit)
             budget[0] -= 1
         found[key] = make_violation(model, ob, verdict, witness, names, decider.before)
+        found[key].evidence = (model, ob)
     report.violations.extend(found.values())
     return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start)
 

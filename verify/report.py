@@ -53,6 +53,7 @@ class Violation:
     duplicates: int = 0
     lanes: list[tuple[int, str, str, str, str]] = field(default_factory=list)  # witness steps: (event, lane, verb, what, detail)
     notes: list[str] = field(default_factory=list)
+    evidence: Any = field(default=None, repr=False)  # (FunctionModel, Obligation) behind it, for tools and tests
 
     def key(self) -> tuple[Any, ...]:
         """Identity across passes: class, function and the source locations of the ops."""
