@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 from stream.ir.diagnostics import DiagnosticError
-
 from stream.ir.parser import parse_module
 from verify import verify_module
 from verify.synth import FAULTS, cmd_program
