@@ -34,7 +34,7 @@ from typing import Any
 
 from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import TimelineSemaphore
-from runtime.status import DeadlockError
+from runtime.status import BlockedWait, DeadlockError
 
 __all__ = ["SyncDriver", "TaskDriver", "ChaosDriver", "make_driver", "DRIVERS"]
 
@@ -56,20 +56,18 @@ class SyncDriver(Scheduler):
         super().__init__(**kw)
 
     def _blocked_at_submit(self, sub: Submission, unmet: list[tuple[TimelineSemaphore, int]]) -> None:
-        from runtime.status import BlockedWait
-
-        blocked = tuple(
-            BlockedWait(
-                sub.label,
-                sem.name,
-                value,
-                sem._value,
-                "the sync driver runs submissions inline when they are submitted, and nothing submitted so far "
-                "has signalled this value (only a later submission or the host could; use --driver task)",
-            )
-            for sem, value in unmet
-        )
-        raise DeadlockError(f"deadlock: {sub.label} waits on a value that is not signalled yet (sync driver)", blocked)
+        blocked = []
+        for sem, value in unmet:
+            parked = [p for p in sem.producers if isinstance(p, Submission) and p.state == "parked"]
+            if parked:
+                pool = self.pools[parked[0].device]
+                reason = (f"its producer {parked[0].label} waits for {parked[0].memory} bytes of pool memory "
+                          f"({pool.live} of {pool.capacity} are live), and the sync driver cannot wait")
+            else:
+                reason = ("the sync driver runs submissions inline when they are submitted, and nothing submitted so far "
+                          "has signalled this value (only a later submission or the host could; use --driver task)")
+            blocked.append(BlockedWait(sub.label, sem.name, value, sem._value, reason))
+        raise DeadlockError(f"deadlock: {sub.label} waits on a value that is not signalled yet (sync driver)", tuple(blocked))
 
     def _enqueue(self, sub: Submission) -> None:
         sub.state = "running"
