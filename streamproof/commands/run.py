@@ -108,6 +108,8 @@ def main(args: argparse.Namespace) -> int:
         result = runtime.run_module(module, inputs, function=fn.name, driver=args.driver, seed=args.seed,
                                     check_races=args.check_races, trace=bool(args.trace), device_memory=args.device_memory)
     except (runtime.ExecutionError, runtime.DeadlockError) as e:
+        for finding in getattr(e, "findings", ()):  # what --check-races saw before the failure
+            print(str(finding), file=sys.stderr)
         print(f"streamproof run: error: {e}", file=sys.stderr)
         return EXIT_FAILED
     except runtime.InputError as e:

@@ -107,6 +107,22 @@ def test_kernel_failure_exits_one_with_the_kernel_name(capsys: pytest.CaptureFix
     assert "kernel 'boom_for_cli' failed: ArithmeticError: nope" in err and "Traceback" not in err
 
 
+def test_device_memory_too_small_is_a_deadlock(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--device-memory", "32", "--driver", "task")
+    assert code == 1
+    assert "deadlock" in err and "needs 48 bytes but 0 of 32 are live" in err
+
+
+def test_races_found_before_a_failure_are_printed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A dealloca that does not wait for the reader: the run may fail (the storage is gone), and
+    the detector's report is printed either way."""
+    text = (PROGRAMS / "two_devices.mlir").read_text().replace("await(%e1) => %tmp", "await(%e0) => %tmp")
+    prog = tmp_path / "early_free.mlir"
+    prog.write_text(text)
+    code, _, err = run(capsys, str(prog), "--check-races", "--driver", "sync")
+    assert code == 1 and "USE_AFTER_FREE on %tmp" in err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["--input", "4xf32=1,2"], "needs 4 elements"),
     (["--input", "1xf32=1", "--input", "2"], "takes 1 argument(s)"),
