@@ -1,0 +1,137 @@
+"""`streamproof verify` and `streamproof prove` on the command line: outputs and exit codes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from conftest import CORPUS, IREE, ROOT
+
+from streamproof.cli import main
+from verify.schema import validate
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_proved_program_exits_0_with_a_one_line_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["verify", str(IREE / "b_diamond/generic/10_elide_timepoints.generic.mlir")], capsys)
+    assert code == 0 and err == ""
+    (line,) = out.splitlines()
+    assert ": proved: " in line and "by reachability" in line and "by Z3" in line and line.endswith(" s")
+
+
+def test_violation_exits_1_with_the_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["verify", str(CORPUS / "cmd_missing_await.mlir")], capsys)
+    assert code == 1
+    assert "error: MISSED_WAIT on %tmp" in out and "witness:" in out and "FAILED" in out.splitlines()[-1]
+
+
+def test_warnings_alone_still_prove(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["verify", str(CORPUS / "cmd_leak.mlir")], capsys)
+    assert code == 0 and "warning: LEAK" in out and "1 warning(s)" in out
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("util.func @f( {", "error:"),
+        ("""util.func public @f(%c: i1) {
+  "scf.if"(%c) ({
+    "scf.yield"() : () -> ()
+  }, {
+    "scf.yield"() : () -> ()
+  }) : (i1) -> ()
+  util.return
+}""", "control flow is not supported by the verifier yet"),
+    ],
+)
+def test_bad_input_exits_2_with_a_diagnostic(tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "bad.mlir"
+    f.write_text(text)
+    code, out, err = run(["verify", str(f)], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["verify", "no/such/file.mlir"], capsys)[0] == 2
+    assert run(["verify", str(CORPUS / "cmd_serial_ok.mlir"), "--rlimit", "0"], capsys)[0] == 2
+    assert run(["verify", str(CORPUS / "cmd_serial_ok.mlir"), "--smt=half"], capsys)[0] == 2
+
+
+def test_help_shows_examples() -> None:
+    proc = subprocess.run([sys.executable, "-m", "streamproof", "verify", "-h"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0
+    assert "examples:" in proc.stdout and "--smt-dump" in proc.stdout and "--trace-counterexample" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "streamproof", "prove", "-h"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0 and "examples:" in proc.stdout
+
+
+def test_json_report_and_trace_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "race.json"
+    code, out, _ = run(["verify", str(CORPUS / "cmd_concurrent_raw.mlir"), "--report=json", "--trace-counterexample", str(trace)], capsys)
+    assert code == 1
+    payload = json.loads(out)
+    validate(payload)
+    assert payload["violations"][0]["class"] == "RACE_READ_AFTER_WRITE"
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert any(e["ph"] == "X" and e["name"] == "dispatch @consume" for e in events)
+
+
+def test_stdin_split_input_and_function_filter(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    text = (CORPUS / "cmd_serial_ok.mlir").read_text() + "\n// -----\n" + (CORPUS / "cmd_concurrent_raw.mlir").read_text()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, out, _ = run(["verify", "-", "--split-input-file"], capsys)
+    assert code == 1 and out.count("<stdin>: ") == 2 and "RACE_READ_AFTER_WRITE" in out
+    both = (CORPUS / "cmd_serial_ok.mlir").read_text() + (CORPUS / "cmd_concurrent_raw.mlir").read_text().replace("// EXPECT", "//")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(both))
+    assert run(["verify", "-", "--function", "serial_ok"], capsys)[0] == 0
+
+
+def test_refines_uses_the_refinement_checker(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import verify.hook as hook
+    from stream.ir.core import Location
+
+    after = CORPUS / "cmd_serial_ok.mlir"
+    mismatch = SimpleNamespace(
+        function="serial_ok", what="result 0 (%r)", byte_range=("0", "64"), location=Location(str(after), 16, 5),
+        op="stream.cmd.dispatch @ex::@consume", before="@ex::@consume#1(...)", after="@ex::@consume#2(...)", message="swapped", example={},
+    )
+    calls = []
+
+    def fake(before, after_module, function=None):  # type: ignore[no-untyped-def]
+        calls.append(function)
+        return SimpleNamespace(mismatches=[mismatch], unknowns=[])
+
+    monkeypatch.setattr(hook, "refinement_checker", lambda: fake)
+    code, out, _ = run(["verify", str(after), "--refines", str(after)], capsys)
+    assert code == 1 and calls == [None]
+    assert "error: VALUE_MISMATCH in @serial_ok: result 0 (%r) differs at bytes [0, 64)" in out
+    assert "after:  @ex::@consume#2(...)" in out
+    monkeypatch.setattr(hook, "refinement_checker", lambda: None)
+    code, _, err = run(["verify", str(after), "--refines", str(after)], capsys)
+    assert code == 2 and "refinement checker" in err
+
+
+def test_prove_reports_surprises(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.mlir"
+    good.write_text((CORPUS / "cmd_serial_ok.mlir").read_text())
+    assert run(["prove", str(good)], capsys)[0] == 0
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text((CORPUS / "cmd_concurrent_raw.mlir").read_text().replace("EXPECT: RACE_READ_AFTER_WRITE", "EXPECT: proved"))
+    code, out, _ = run(["prove", str(wrong)], capsys)
+    assert code == 1 and "FAIL corpus wrong.mlir: expected proved" in out and "1 surprise" in out
+    lemma = tmp_path / "lemmas" / "wrong_union.py"
+    lemma.parent.mkdir()
+    lemma.write_text((ROOT / "proofs/lemmas/select_union_refuted.py").read_text().replace(', expect="refuted"', ""))
+    code, out, _ = run(["prove", str(lemma.parent)], capsys)
+    assert code == 1 and "FAIL lemma select-union: refuted (expected proved)" in out and "counterexample" in out
+    assert run(["prove", str(tmp_path / "nothing")], capsys)[0] == 2
