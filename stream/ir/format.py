@@ -294,9 +294,15 @@ def _mentioned_attrs(elements: tuple[Element, ...]) -> list[str]:
     return names
 
 
-def _starts_present(ctx: ParseContext, first: Element) -> bool:
-    """Does the input continue with this optional group (judged by its first element)?"""
+def _starts_present(ctx: ParseContext, first: Element, second: Element | None = None) -> bool:
+    """Does the input continue with this optional group (judged by its first element)?
+
+    A group `{ $operands^ }` is told apart from an attribute dictionary that may follow
+    (`tensor<4xf32> {foo = 1}`) by the token after the brace: IREE's own parser cannot tell
+    them apart, which would make such ops unprintable with discardable attributes."""
     tok = ctx.parser.lexer.peek()
+    if isinstance(first, Lit) and first.text == "{" and isinstance(second, Var) and second.kind == "operand":
+        return tok.is_punct("{") and ctx.parser.peek_second().kind == "percent"
     if isinstance(first, Lit):
         if first.text[:1].isalpha() or first.text[:1] == "_":
             return tok.kind == "bare" and tok.text == first.text
@@ -328,12 +334,13 @@ def _starts_present(ctx: ParseContext, first: Element) -> bool:
     raise ValueError(f"optional group cannot start with {first!r}")
 
 
-def _first_token_element(elements: tuple[Element, ...]) -> Element:
-    """The first element of a group that reads input (spacing literals like `` `` `` read none)."""
-    for e in elements:
-        if not (isinstance(e, Lit) and e.text in ("", " ", "\\n")):
-            return e
-    raise ValueError("an optional group needs an element that reads input")
+def _leading_elements(elements: tuple[Element, ...]) -> tuple[Element, Element | None]:
+    """The first two elements of a group that read input (spacing literals like `` `` ``
+    read none)."""
+    reading = [e for e in elements if not (isinstance(e, Lit) and e.text in ("", " ", "\\n"))]
+    if not reading:
+        raise ValueError("an optional group needs an element that reads input")
+    return reading[0], (reading[1] if len(reading) > 1 else None)
 
 
 def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
@@ -374,7 +381,7 @@ def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
             parse_fn, _ = DIRECTIVES[e.name]
             parse_fn(ctx, e.args)
         elif isinstance(e, Group):
-            if _starts_present(ctx, _first_token_element(e.then)):
+            if _starts_present(ctx, *_leading_elements(e.then)):
                 _parse_seq(ctx, e.then)
                 for x in e.then:
                     if isinstance(x, Var) and x.anchor and x.kind == "attr" and x.name not in ctx.attrs:
@@ -668,7 +675,15 @@ def _is_trivial_terminator(region: Region, name: str | None) -> bool:
     if len(region.blocks) != 1 or not region.blocks[0].ops:
         return False
     last = region.blocks[0].ops[-1]
-    return last.name == name and not last.operands and not last.attributes and not last.results
+    return (
+        last.name == name
+        and not last.operands
+        and not last.attributes
+        and not last.properties
+        and not last.results
+        and not last.regions
+        and last.loc is None  # an explicit `loc(...)` must be printed to survive
+    )
 
 
 def _print_var(printer: Printer, op: Op, spec: OpSpec, e: Var) -> None:

@@ -65,6 +65,15 @@ class Parser(AttrParser):
     def location(self, tok: Token | None = None) -> Location:
         return self.lexer.location((tok or self.lexer.peek()).pos)
 
+    def peek_second(self) -> Token:
+        """The token after the next one (the lexer position is left unchanged)."""
+        lexer = self.lexer
+        saved = (lexer.pos, lexer._peeked)
+        lexer.next()
+        tok = lexer.peek()
+        lexer.pos, lexer._peeked = saved
+        return tok
+
     # -- SSA scopes ------------------------------------------------------------------------------
     def push_scope(self, isolated: bool, default_dialect: str | None = None) -> None:
         parent = self._frames[-1].default_dialect

@@ -30,7 +30,13 @@ from stream.ir.types import FunctionType, TensorType, Type
 
 __all__ = ["Printer", "print_module", "print_op"]
 
-_VALID_NAME = re.compile(r"[A-Za-z_$.\-0-9]+\Z")
+_VALID_NAME = re.compile(r"[A-Za-z_$.\-][A-Za-z_$.\-0-9]*\Z")
+# Names the printer itself makes up; a hint spelled like one would collide with them.
+_AUTO_NAME = re.compile(r"(?:arg)?\d+\Z")
+
+
+def _usable_hint(hint: str | None) -> bool:
+    return bool(hint) and bool(_VALID_NAME.match(hint)) and not _AUTO_NAME.match(hint)  # type: ignore[arg-type]
 
 
 @dataclass(slots=True)
@@ -134,7 +140,7 @@ class Printer:
         pretty = not self.generic
         for index, block in enumerate(region.blocks):
             for arg in block.arguments:
-                hint = arg.name_hint if pretty and arg.name_hint and _VALID_NAME.match(arg.name_hint) else None
+                hint = arg.name_hint if pretty and _usable_hint(arg.name_hint) else None
                 if hint is not None:
                     self.names[arg] = "%" + self._unique(hint, c, scope)
                 elif index == 0:  # MLIR names only entry-block arguments `%argN`
@@ -154,7 +160,7 @@ class Printer:
             asm = None
             for i, r in enumerate(results):
                 h = r.name_hint
-                if h and _VALID_NAME.match(h) and not h[0].isdigit():
+                if _usable_hint(h):
                     hints[i] = h
                 elif asm is None:
                     spec = lookup(op.name)
@@ -301,7 +307,9 @@ class Printer:
         self.write("{")
         self.indent += 1
         for index, block in enumerate(region.blocks):
-            if index > 0 or (print_entry_args and block.arguments) or (self.generic and block.arguments):
+            # An empty entry block needs its label, else `{}` would read as a region without blocks.
+            header = index > 0 or (print_entry_args and block.arguments) or (self.generic and block.arguments) or not block.ops
+            if header:
                 self.indent -= 1
                 self.newline()
                 self.write(self._block_header(block, index) + _predecessor_comment(region, index))

@@ -207,7 +207,11 @@ class OpSpec:
         discardable: Mapping[str, Attribute] | None = None,
         location: Any = None,
     ) -> Op:
-        """Build an op from named groups (segment sizes are derived, `None` attributes dropped)."""
+        """Build an op from named groups.
+
+        Segment sizes are derived, `None` attributes dropped, default-valued attributes
+        materialized and `tied_operands` put in the canonical form the parser produces (it may
+        be given as a list of ints), so that a built op equals its printed-and-parsed self."""
         operands = operands or {}
         results = results or {}
         flat: list[Value] = []
@@ -230,6 +234,13 @@ class OpSpec:
             values.extend(Value(t) for t in types)  # type: ignore[arg-type]
             rsizes.append(len(types))
         props = {k: v for k, v in (attrs or {}).items() if v is not None}
+        for a in self.attrs:  # as MLIR's builders do, default-valued attributes are materialized
+            if a.default is not None and a.name not in props:
+                props[a.name] = a.default
+        if isinstance(self.ties, str):
+            # One entry per result of the tiable group (an execute's timepoint has none).
+            n_tiable = rsizes[self._result_index["results"]] if "results" in self._result_index else len(values)
+            props["tied_operands"] = canonical_ties(props.get("tied_operands"), n_tiable, sparse=bool(self.regions))
         props.update(self.segment_properties(sizes, rsizes))
         from stream.ir.core import UNKNOWN_LOC, freeze
 
@@ -264,6 +275,23 @@ class OpSpec:
             if start <= result_index < start + len(group):
                 return self.operand_offset(op, operand_name) + (result_index - start)
         return None
+
+
+def canonical_ties(attr: Attribute | None, n_results: int, sparse: bool) -> ArrayAttr:
+    """IREE's `tied_operands` as its parsers store it: one `index` entry per result (-1 when
+    untied). Region ops (execute, concurrent) store `[]` when nothing is tied. `attr` may also
+    be a plain list of ints."""
+    raw: list[int]
+    if attr is None:
+        raw = []
+    elif isinstance(attr, ArrayAttr):
+        raw = [e.value if isinstance(e, IntegerAttr) else -1 for e in attr.elements]
+    else:
+        raw = [int(x) for x in attr]  # type: ignore[attr-defined]
+    raw = (raw + [-1] * n_results)[:n_results]
+    if sparse and all(t < 0 for t in raw):
+        return ArrayAttr(())
+    return ArrayAttr(tuple(IntegerAttr(t, INDEX) for t in raw))
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
