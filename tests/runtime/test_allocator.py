@@ -6,13 +6,13 @@
   handles hold storage.
 * A property test does the same through cmd-level programs: random sequences of alloca/dealloca
   (each dealloca awaiting its alloca) run on the sync and task drivers with a device capacity;
-  the pool's peak must equal the model's, and a program whose allocas cannot fit must end in a
-  reported deadlock, never a hang.
+  on the sync driver the pool's peak must equal the model's, and a program whose allocas cannot
+  fit must end in a reported deadlock; on the task driver every run ends within the capacity or
+  with a deadlock report - never a hang.
 """
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
@@ -175,16 +175,21 @@ def _model(steps: list[tuple[str, int]], capacity: int) -> int | None:
 @given(st.lists(st.one_of(st.tuples(st.just("alloca"), st.integers(16, 128)), st.tuples(st.just("dealloca"), st.integers(0, 9))),
                 min_size=1, max_size=12), st.sampled_from(["sync", "task"]))
 def test_programs_respect_the_pool(steps: list[tuple[str, int]], driver: str) -> None:
+    """Sync: exactly the model (peak, or a deadlock). Task: frees run when their waits allow, so
+    which parked alloca gets freed memory first depends on timing (there is no FIFO among
+    submissions), and with it the peak and even whether the program can finish - but it always
+    ends, within the capacity or with a deadlock report naming the pool."""
     capacity = 256
     module = parse(_program(steps))
     expected = _model(steps, capacity)
     pools: dict[str, DevicePool] = {}
-    if expected is None:
-        with pytest.raises(DeadlockError):
-            bounded(lambda: run_module(module, [], driver=driver, device_memory=capacity, pools=pools))
-    else:
+    try:
         result = bounded(lambda: run_module(module, [], driver=driver, device_memory=capacity, pools=pools))
+    except DeadlockError as e:
+        assert driver == "task" or expected is None
+        assert "memory" in str(e) or "pool" in str(e)
+    else:
+        assert driver == "task" or expected is not None
         peak = result.stats.peak_bytes.get("dev0", 0)
-        # The task driver may run a free later than the sync driver does (never earlier).
-        assert peak == expected if driver == "sync" else expected <= peak <= capacity
+        assert peak == expected if driver == "sync" else peak <= capacity
     assert all(p.live == 0 for p in pools.values())
