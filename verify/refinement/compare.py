@@ -150,8 +150,8 @@ class Comparer:
                     result = ("uniform", i, None)
                     break
         if result is None:
-            for i, (x, y) in enumerate(zip(b.inputs, a.inputs)):
-                d = self.bytes(x, y)
+            for i, (xb, yb) in enumerate(zip(b.inputs, a.inputs)):
+                d = self.bytes(xb, yb)
                 if d is not None:
                     result = ("input", i, d)
                     break
@@ -209,16 +209,15 @@ class Comparer:
                     inner = (f"{name} reads different bytes in its input {index} at {span}: AFTER has "
                              f"{self.render_piece(sub.after_atom, sub.after_offset, sub.length)}, BEFORE has "
                              f"{self.render_piece(sub.before_atom, sub.before_offset, sub.length)}")
-                    moved = sub.after_atom is not None and (
-                        sub.after_atom is sub.before_atom or sub.after_atom.id in creators_before or sub.after_atom.id not in creators_after
-                    )
+                    sa = sub.after_atom
+                    moved = sa is not None and (sa is sub.before_atom or sa.id in creators_before or sa.id not in creators_after)
                     if moved or sub.before_atom is None:
                         # The kernel reads bytes that exist in BEFORE too, from the wrong place.
                         return Blame(creator, inner, before, after)
                     deeper = self.locate(sub, creator, inner)
                     return Blame(deeper.op, deeper.reason, before, after)
                 return Blame(creator, f"{name} gets a different {what} operand {index}", before, after)
-        if d.before_atom is None or d.after_atom is None:
+        if ab is None or aa is None:
             return Blame(context, d.reason or context_reason, before, after)
         if context_reason.startswith("these bytes are never written"):
             return Blame(context, context_reason, before, after)

@@ -102,7 +102,7 @@ def runs(
         raise Undecided(f"{what}: a strided slice of {count} runs is beyond the limit of {MAX_RUNS}")
     base = ints.mul(starts[k], strides[k])
     out: list[tuple[IntExpr, IntExpr]] = []
-    for idx in itertools.product(*(range(n) for n in outer)):  # type: ignore[call-overload]
+    for idx in itertools.product(*(range(n) for n in outer if type(n) is int)):
         off = base
         for d, i in enumerate(idx):
             off = ints.add(off, ints.mul(ints.add(starts[d], i), strides[d]))
@@ -172,14 +172,14 @@ def decode_dense(attr: DenseAttr) -> bytes | None:
     if "(" in body or '"' in body:
         return None
     tokens = [x for x in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if x]
-    encoded = [_element_bytes(x, t.element) for x in tokens]
-    if any(e is None for e in encoded) or not encoded:
+    encoded = [e for e in (_element_bytes(x, t.element) for x in tokens) if e is not None]
+    if len(encoded) != len(tokens) or not encoded:
         return None
     if len(encoded) == 1:
-        return encoded[0] * count  # type: ignore[operator]
+        return encoded[0] * count
     if len(encoded) != count:
         return None
-    return b"".join(encoded)  # type: ignore[arg-type]
+    return b"".join(encoded)
 
 
 def scalar_pattern(value: Scalar, t: Type) -> bytes | None:

@@ -173,14 +173,14 @@ class Machine:
             raise Undecided(f"value {v} has no definition the refinement check knows")
         return self._argument(v, index, None)
 
-    def int(self, v: Value) -> IntExpr:
+    def integer(self, v: Value) -> IntExpr:
         e = self.entry(v)
         if type(e) is int or isinstance(e, Poly):
             return e  # type: ignore[no-any-return]
         raise Undecided(f"{v} is not an integer the refinement check can follow")
 
     def ints_of(self, values: tuple[Value, ...] | list[Value]) -> list[IntExpr]:
-        return [self.int(v) for v in values]
+        return [self.integer(v) for v in values]
 
     def scalar(self, v: Value) -> Scalar:
         e = self.entry(v)

@@ -39,21 +39,21 @@ def _range(m: Machine, start: IntExpr, end: IntExpr | None, length: IntExpr, siz
 
 @rule("stream.async.alloca")
 def _alloca(m: Machine, op: Op) -> None:
-    size = m.int(view(op).storage_size)
+    size = m.integer(view(op).storage_size)
     m.facts.assume_nonneg(size)
     m.set(op.results[0], m.fresh(m.uninit(op, size), op))
 
 
 @rule("stream.async.constant")
 def _constant(m: Machine, op: Op) -> None:
-    size = m.int(view(op).result_size)
+    size = m.integer(view(op).result_size)
     m.set(op.results[0], m.fresh(constant_bytes(m, op, op.properties.get("value"), size), op))
 
 
 @rule("stream.async.splat")
 def _splat(m: Machine, op: Op) -> None:
     v = view(op)
-    size = m.int(v.result_size)
+    size = m.integer(v.result_size)
     m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), v.value.type, size), op))
 
 
@@ -80,7 +80,7 @@ def _cast(m: Machine, op: Op) -> None:
 def _slice(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.source, v.source_size)
-    start, end, length = m.int(v.source_offset), m.int(v.source_end), m.int(v.result_size)
+    start, end, length = m.integer(v.source_offset), m.integer(v.source_end), m.integer(v.result_size)
     _range(m, start, end, length, r.size)
     sliced = m.derived(r, m.terms.slice(m.bytes_of(r), start, length), op, start)
     sliced.written = (0, length)  # the slice moved these bytes (the op to blame if they are misplaced)
@@ -91,7 +91,7 @@ def _slice(m: Machine, op: Op) -> None:
 def _fill(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.target, v.target_size)
-    start, end, length = m.int(v.target_offset), m.int(v.target_end), m.int(v.target_length)
+    start, end, length = m.integer(v.target_offset), m.integer(v.target_end), m.integer(v.target_length)
     _range(m, start, end, length, r.size)
     piece = splat_bytes(m, op, m.scalar(v.value), v.value.type, length)
     m.set(op.results[0], m.tied(r, m.terms.overwrite(m.bytes_of(r), start, piece), op, (start, m.ints.add(start, length))))
@@ -102,7 +102,7 @@ def _update(m: Machine, op: Op) -> None:
     v = view(op)
     target = sized(m, v.target, v.target_size)
     update = sized(m, v.update, v.update_size)
-    start, end = m.int(v.target_offset), m.int(v.target_end)
+    start, end = m.integer(v.target_offset), m.integer(v.target_end)
     _range(m, start, end, update.size, target.size)
     data = m.terms.overwrite(m.bytes_of(target), start, m.bytes_of(update))
     m.set(op.results[0], m.tied(target, data, op, (start, m.ints.add(start, update.size))))
@@ -113,10 +113,10 @@ def _copy(m: Machine, op: Op) -> None:
     v = view(op)
     target = sized(m, v.target, v.target_size)
     source = sized(m, v.source, v.source_size)
-    length = m.int(v.length)
-    t_start, s_start = m.int(v.target_offset), m.int(v.source_offset)
-    _range(m, t_start, m.int(v.target_end), length, target.size)
-    _range(m, s_start, m.int(v.source_end), length, source.size)
+    length = m.integer(v.length)
+    t_start, s_start = m.integer(v.target_offset), m.integer(v.source_offset)
+    _range(m, t_start, m.integer(v.target_end), length, target.size)
+    _range(m, s_start, m.integer(v.source_end), length, source.size)
     piece = m.terms.slice(m.bytes_of(source), s_start, length)
     m.set(op.results[0], m.tied(target, m.terms.overwrite(m.bytes_of(target), t_start, piece), op, (t_start, m.ints.add(t_start, length))))
 
@@ -125,7 +125,7 @@ def _copy(m: Machine, op: Op) -> None:
 def _load(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.source, v.source_size)
-    off = m.int(v.source_offset)
+    off = m.integer(v.source_offset)
     width = element_width(op.results[0].type, op.name)
     m.in_bounds(off, width, r.size)
     m.set(op.results[0], load_scalar(m, m.terms.slice(m.bytes_of(r), off, width), op.results[0]))
@@ -135,7 +135,7 @@ def _load(m: Machine, op: Op) -> None:
 def _store(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.target, v.target_size)
-    off = m.int(v.target_offset)
+    off = m.integer(v.target_offset)
     width = element_width(v.value.type, op.name)
     m.in_bounds(off, width, r.size)
     atom = m.note(m.terms.scalar_bytes(m.scalar(v.value), width), op)

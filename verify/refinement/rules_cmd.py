@@ -35,7 +35,7 @@ READ, WRITE = 1, 2
 
 
 def _alloc(m: Machine, op: Op, kind: str) -> None:
-    size = m.int(view(op).storage_size)
+    size = m.integer(view(op).storage_size)
     m.facts.assume_nonneg(size)
     what = f"{op.name} at {op.location}"
     alloc = m.new_alloc(kind, what, op, size, m.uninit(op, size, what))
@@ -74,7 +74,7 @@ def _size(m: Machine, op: Op) -> None:
 def _subview(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.source, v.source_size)
-    off, size = m.int(v.source_offset), m.int(v.result_size)
+    off, size = m.integer(v.source_offset), m.integer(v.result_size)
     m.in_bounds(off, size, r.size)
     data = None if r.data is None else m.terms.slice(r.data, off, size)
     m.set(op.results[0], Res(size, data, r.alloc, m.ints.add(r.offset, off), r.version, op))
@@ -88,7 +88,7 @@ def _pack(m: Machine, op: Op) -> None:
     sizes = m.ints_of(v.dynamic_slice_sizes)
     if len(bounds) != 2 * len(sizes):
         raise Undecided(f"{op.name}: {len(bounds)} interval bounds for {len(sizes)} slices")
-    base = m.int(v.offset) if v.offset is not None else 0
+    base = m.integer(v.offset) if v.offset is not None else 0
     where = f"pack@{op.location.line}:{op.location.col}"
     total = m.ints.sym(("pack", m.program, id(op), "total"), f"{where}.total")
     offsets = [m.ints.sym(("pack", m.program, id(op), i), f"{where}.offset{i}") for i in range(len(sizes))]
@@ -129,7 +129,7 @@ def _constants(m: Machine, op: Op) -> None:
 def _load(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.source, v.source_size)
-    off = m.int(v.source_offset)
+    off = m.integer(v.source_offset)
     width = element_width(op.results[0].type, op.name)
     m.in_bounds(off, width, r.size)
     alloc, base = m.storage(r, op)
@@ -141,7 +141,7 @@ def _load(m: Machine, op: Op) -> None:
 def _store(m: Machine, op: Op) -> None:
     v = view(op)
     r = sized(m, v.target, v.target_size)
-    off = m.int(v.target_offset)
+    off = m.integer(v.target_offset)
     width = element_width(v.value.type, op.name)
     m.in_bounds(off, width, r.size)
     alloc, base = m.storage(r, op)
@@ -152,7 +152,7 @@ def _store(m: Machine, op: Op) -> None:
 def _target(m: Machine, op: Op) -> tuple[object, object, object]:
     v = view(op)
     r = sized(m, v.target, v.target_size)
-    off, length = m.int(v.target_offset), m.int(v.target_length)
+    off, length = m.integer(v.target_offset), m.integer(v.target_length)
     m.in_bounds(off, length, r.size)
     alloc, base = m.storage(r, op)
     return alloc, m.ints.add(base, off), length
@@ -181,7 +181,7 @@ def _copy(m: Machine, op: Op) -> None:
     v = view(op)
     source = sized(m, v.source, v.source_size)
     target = sized(m, v.target, v.target_size)
-    s_off, t_off, length = m.int(v.source_offset), m.int(v.target_offset), m.int(v.length)
+    s_off, t_off, length = m.integer(v.source_offset), m.integer(v.target_offset), m.integer(v.length)
     m.in_bounds(s_off, length, source.size)
     m.in_bounds(t_off, length, target.size)
     s_alloc, s_base = m.storage(source, op)

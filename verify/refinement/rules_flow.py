@@ -19,7 +19,7 @@ from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_offset, element_width, runs, scalar_pattern, shape_of, split_dims, tensor_bytes
 from verify.refinement.machine import Machine, Res, rule, spec_tied
 from verify.refinement.solver import Undecided
-from verify.refinement.terms import ByteStr, Scalar
+from verify.refinement.terms import Atom, ByteStr, Scalar
 
 
 def tensor(m: Machine, v: Value, dims: list[IntExpr], what: str) -> Res:
@@ -42,6 +42,7 @@ def load_scalar(m: Machine, piece: ByteStr, result: Value) -> Scalar:
 
 def splat_bytes(m: Machine, op: Op, value: Scalar, value_type: object, size: IntExpr) -> ByteStr:
     pattern = scalar_pattern(value, value_type)  # type: ignore[arg-type]
+    atom: Atom
     if pattern is not None:
         atom = m.terms.splat(pattern)
     else:

@@ -59,7 +59,7 @@ def _binary(m: Machine, op: Op) -> None:
     a, b = op.operands
     result = op.results[0]
     if isinstance(result.type, (IndexType, IntegerType)):
-        x, y = m.int(a), m.int(b)
+        x, y = m.integer(a), m.integer(b)
         poly = _POLY_OPS.get(op.name)
         m.set(result, getattr(m.ints, poly)(x, y) if poly else m.ints.apply(short, x, y))
     else:
@@ -75,7 +75,7 @@ for _name in ("addi", "subi", "muli", *_APPLY_OPS, *_FLOAT_OPS):
 def _int_cast(m: Machine, op: Op) -> None:
     # Index and integer values are modelled as mathematical integers: widening casts and index
     # casts keep the value (a program whose sizes overflow is out of scope).
-    m.set(op.results[0], m.int(op.operands[0]))
+    m.set(op.results[0], m.integer(op.operands[0]))
 
 
 @rule(*(f"arith.{n}" for n in _SCALAR_CASTS))
@@ -95,9 +95,9 @@ def _select(m: Machine, op: Op) -> None:
     c, a, b = op.operands
     result = op.results[0]
     if isinstance(result.type, (IndexType, IntegerType)):
-        m.set(result, m.ints.apply("select", m.int(c), m.int(a), m.int(b)))
+        m.set(result, m.ints.apply("select", m.integer(c), m.integer(a), m.integer(b)))
         return
-    cond = m.int(c)
+    cond = m.integer(c)
     if type(cond) is int:
         m.set(result, m.entry(a) if cond else m.entry(b))
         return
@@ -161,7 +161,7 @@ def _await(m: Machine, op: Op) -> None:
 @rule("stream.timepoint.barrier")
 def _barrier(m: Machine, op: Op) -> None:
     v = view(op)
-    m.set(op.results[0], m.res(v.resource, m.int(v.resource_size)))
+    m.set(op.results[0], m.res(v.resource, m.integer(v.resource_size)))
     m.set(op.results[1], None)
 
 

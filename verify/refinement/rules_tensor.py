@@ -35,7 +35,7 @@ def encoding(op: Op, name: str) -> TensorType:
 
 
 def sized(m: Machine, v: object, size_value: object) -> Res:
-    size = m.int(size_value)  # type: ignore[arg-type]
+    size = m.integer(size_value)  # type: ignore[arg-type]
     m.facts.assume_nonneg(size)
     return m.res(v, size)  # type: ignore[arg-type]
 
@@ -43,7 +43,7 @@ def sized(m: Machine, v: object, size_value: object) -> Res:
 @rule("stream.tensor.import")
 def _import(m: Machine, op: Op) -> None:
     v = view(op)
-    size = m.int(v.result_size)
+    size = m.integer(v.result_size)
     m.facts.assume_nonneg(size)
     source = m.entry(v.source)
     consume = "consume" in op.properties
@@ -90,7 +90,7 @@ def _sizeof(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.empty")
 def _empty(m: Machine, op: Op) -> None:
-    size = m.int(view(op).result_size)
+    size = m.integer(view(op).result_size)
     m.set(op.results[0], m.fresh(m.uninit(op, size), op))
 
 
@@ -106,7 +106,7 @@ def _constant(m: Machine, op: Op) -> None:
 def _splat(m: Machine, op: Op) -> None:
     v = view(op)
     t = encoding(op, "result_encoding")
-    size = m.int(v.result_size)
+    size = m.integer(v.result_size)
     m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), t.element, size), op))
 
 

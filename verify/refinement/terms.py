@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from verify.refinement.ints import IntExpr, Ints
 from verify.refinement.solver import Facts, Undecided
@@ -340,14 +340,14 @@ class Terms:
         starts = self.starts(bs)
         end = add(offset, length)
         out: list[Seg] = []
-        if bs._concrete and type(offset) is int and type(end) is int:
-            i = max(bisect.bisect_right(starts, offset) - 1, 0)
-            while i < len(segs) and starts[i] < end:  # type: ignore[operator]
+        if bs._concrete and isinstance(offset, int) and isinstance(end, int):
+            cs = cast(tuple[int, ...], starts)
+            i = max(bisect.bisect_right(cs, offset) - 1, 0)
+            while i < len(segs) and cs[i] < end:
                 s = segs[i]
-                lo = max(starts[i], offset)  # type: ignore[type-var]
-                hi = min(starts[i + 1], end)  # type: ignore[type-var]
+                lo, hi = max(cs[i], offset), min(cs[i + 1], end)
                 if hi > lo:
-                    out.append(self.seg(hi - lo, s.atom, add(s.offset, lo - starts[i])))  # type: ignore[operator]
+                    out.append(self.seg(hi - lo, s.atom, add(s.offset, lo - cs[i])))
                 i += 1
             return self.make(out)
         facts = self.facts
@@ -357,9 +357,9 @@ class Terms:
                 continue
             if facts.must_le(end, s_lo, "segment after the slice"):
                 break
-            lo = offset if facts.must_le(s_lo, offset, "slice start") else s_lo
-            hi = end if facts.must_le(end, s_hi, "slice end") else s_hi
-            out.append(self.seg(sub(hi, lo), s.atom, add(s.offset, sub(lo, s_lo))))
+            first: IntExpr = offset if facts.must_le(s_lo, offset, "slice start") else s_lo
+            last: IntExpr = end if facts.must_le(end, s_hi, "slice end") else s_hi
+            out.append(self.seg(sub(last, first), s.atom, add(s.offset, sub(first, s_lo))))
         return self.make(out)
 
     def overwrite(self, bs: ByteStr, offset: IntExpr, piece: ByteStr) -> ByteStr:
