@@ -344,8 +344,8 @@ class _Builder:
                 partitions[p].ops.append(i)
                 if home.get(i) != p:
                     partitions[p].copies.add(i)
-        for p in partitions:
-            p.ops.sort()
+        for part in partitions:
+            part.ops.sort()
         return partitions, home, holders
 
     def _io(self, plan: PartitionPlan) -> None:
@@ -446,6 +446,7 @@ class _Builder:
     # -- hazard waits --------------------------------------------------------------------------
     def _hazard_waits(self, plan: PartitionPlan) -> dict[Unit, dict[int, list[Value]]]:
         analysis = self.analysis
+        assert analysis is not None
         waits: dict[Unit, dict[int, list[Value]]] = {}
         for i, j in self.hazard:
             if self.key[i] is HOST:

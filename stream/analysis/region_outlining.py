@@ -143,14 +143,14 @@ def _ties(body: Block, yielded: tuple[Value, ...]) -> tuple[int, ...]:
     for y in yielded:
         v = y
         while v not in arg_index:
-            op = producer.get(v)
-            spec = spec_of(op) if op is not None else None
-            if op is None or spec is None:
+            found = producer.get(v)
+            spec = spec_of(found) if found is not None else None
+            if found is None or spec is None:
                 break
-            index = spec.tied_operand(op, op.results.index(v))
+            index = spec.tied_operand(found, found.results.index(v))
             if index is None:
                 break
-            v = op.operands[index]
+            v = found.operands[index]
         tie = arg_index.get(v, -1)
         if tie in taken:
             tie = -1

@@ -339,11 +339,11 @@ class _Propagator:
                 out[v] = cached[0]
                 continue
             groups.setdefault(frozenset(need), []).append(v)
-        for need, values in groups.items():
-            for other in self.by_pending.get(need, []):
+        for group, values in groups.items():
+            for other in self.by_pending.get(group, []):
                 if other not in values and self._raw(other) not in self.awaited:
                     values.append(other)
-            timepoint = self._timepoint(self._prune_for_host(need))
+            timepoint = self._timepoint(self._prune_for_host(group))
             if timepoint is None:  # everything is covered already: route through an immediate
                 timepoint = self._immediate()
             first: dict[Value, Value] = {}
@@ -359,7 +359,7 @@ class _Propagator:
                 results={"results": tuple(r.type for r in raws)},
             )
             self.emitted.append(op)
-            mask = self._closure(need)
+            mask = self._closure(group)
             self.host_covered |= mask
             by_raw = dict(zip(raws, op.results))
             for v in values:

@@ -224,3 +224,35 @@ util.func public @syncAwait(%arg0: !stream.resource<external>) -> !stream.resour
   %w2 = stream.timepoint.await %t2 => %r2 : !stream.resource<external>{%c16}
   util.return %w2 : !stream.resource<external>
 }
+
+// -----
+
+// A host op using results of two regions awaits each; a region issued afterwards needs neither timepoint again.
+// CHECK-LABEL: @hostUsesTwoRegions
+util.func public @hostUsesTwoRegions(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  // CHECK: %[[RA:.+]], %[[TA:.+]] = stream.async.execute on(#hal.device.affinity<@dev_a>)
+  // CHECK: %[[RB:.+]], %[[TB:.+]] = stream.async.execute on(#hal.device.affinity<@dev_b>)
+  // CHECK-DAG: %[[WA:.+]] = stream.timepoint.await %[[TA]] => %[[RA]]
+  // CHECK-DAG: %[[WB:.+]] = stream.timepoint.await %[[TB]] => %[[RB]]
+  // CHECK: "test.use"(%[[WA]], %[[WB]])
+  // CHECK: stream.async.execute on(#hal.device.affinity<@dev_a>) with(%[[RA]] as %{{.+}}, %[[RB]] as
+  %ra, %ta = stream.async.execute on(#hal.device.affinity<@dev_a>) with(%arg0 as %a: !stream.resource<external>{%c16}) -> !stream.resource<external>{%c16} {
+    %0 = stream.async.dispatch @ex::@a(%a[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %0 : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %rb, %tb = stream.async.execute on(#hal.device.affinity<@dev_b>) with(%arg0 as %a: !stream.resource<external>{%c16}) -> !stream.resource<external>{%c16} {
+    %0 = stream.async.dispatch @ex::@b(%a[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %0 : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %wa = stream.timepoint.await %ta => %ra : !stream.resource<external>{%c16}
+  %wb = stream.timepoint.await %tb => %rb : !stream.resource<external>{%c16}
+  "test.use"(%wa, %wb) : (!stream.resource<external>, !stream.resource<external>) -> ()
+  %rc, %tc = stream.async.execute on(#hal.device.affinity<@dev_a>) with(%wa as %x: !stream.resource<external>{%c16}, %wb as %y: !stream.resource<external>{%c16}) -> !stream.resource<external>{%c16} {
+    %0 = stream.async.dispatch @ex::@c(%x[%c0 to %c16 for %c16], %y[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}, !stream.resource<external>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %0 : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %wc = stream.timepoint.await %tc => %rc : !stream.resource<external>{%c16}
+  util.return %wc : !stream.resource<external>
+}
