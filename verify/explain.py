@@ -166,5 +166,5 @@ def deadlock_violation(model: FunctionModel, cycle: list[int], names: Namer) -> 
         if site is not None:
             ops.append(OpRef("waits on" if not ops else "then", f"{site.op.name} ({unit.name})", site.op.location, _context(model, site)))
     primary = ops[0].location if ops else model.func.op.location
-    msg = "a wait can never be satisfied: " + " -> ".join(units[u].name for u in cycle) + " -> (back to the start)"
+    msg = "a wait can never be satisfied: " + " -> ".join(units[u].name for u in cycle) + " -> (back to the first)"
     return Violation("DEADLOCK", "error", model.func.name, msg, primary, ops)

@@ -62,7 +62,7 @@ def refinement_findings(before: Module, after: Module, function: str | None = No
         where = m.location if m.location is not None else after.location
         span = f" at bytes [{m.byte_range[0]}, {m.byte_range[1]})" if m.byte_range else ""
         v = Violation(
-            getattr(m, "klass", "VALUE_MISMATCH"), "error", m.function, f"in @{m.function}: {m.what} differs{span}", where,
+            getattr(m, "klass", "VALUE_MISMATCH"), "error", m.function, f"{m.what} differs{span}", where,
             [OpRef("first diverging op", m.op or "?", where, "")], symbols=dict(m.example),
         )
         v.notes = [f"after:  {m.after}", f"before: {m.before}"] + ([f"why: {m.message}"] if m.message else [])

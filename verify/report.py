@@ -65,7 +65,8 @@ class Violation:
         return (self.cls, self.function, str(self.allocation[2]))
 
     def text(self) -> str:
-        lines = [f"{self.location}: {self.severity}: {self.cls} {self.message}".rstrip()]
+        sep = " " if self.message.startswith("on ") else ": "
+        lines = [f"{self.location}: {self.severity}: {self.cls} in @{self.function}{sep}{self.message}".rstrip(": ")]
         width = max((len(o.role) for o in self.ops), default=0) + 1
         for o in self.ops:
             ctx = f"  ({o.context})" if o.context else ""

@@ -223,6 +223,6 @@ def _detail(model: FunctionModel, ob: Obligation, site: Site | None, values: dic
         if acc is not None and acc.site is site:
             lo = model.symbols.evaluate(acc.lo, values)
             hi = model.symbols.evaluate(acc.hi, values)
-            verb = "writes" if acc.writes else "reads" if acc.reads else "touches"
+            verb = "reads+writes" if acc.reads and acc.writes else "writes" if acc.writes else "reads" if acc.reads else "touches"
             return f"{verb} [{lo}, {hi})"
     return ""

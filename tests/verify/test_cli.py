@@ -32,7 +32,7 @@ def test_proved_program_exits_0_with_a_one_line_summary(capsys: pytest.CaptureFi
 def test_violation_exits_1_with_the_counterexample(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["verify", str(CORPUS / "cmd_missing_await.mlir")], capsys)
     assert code == 1
-    assert "error: MISSED_WAIT on %tmp" in out and "witness:" in out and "FAILED" in out.splitlines()[-1]
+    assert "error: MISSED_WAIT in @missing_await on %tmp" in out and "witness:" in out and "FAILED" in out.splitlines()[-1]
 
 
 def test_warnings_alone_still_prove(capsys: pytest.CaptureFixture[str]) -> None:

@@ -57,7 +57,7 @@ def test_text_form_has_every_part_of_spec_5() -> None:
     report = check(text)
     report.violations[0].introduced_by = "schedule-concurrency"
     lines = report.text().splitlines()
-    head = f"test.mlir:{line['@consume']}:7: error: RACE_READ_AFTER_WRITE on %slab (alloca at test.mlir:{line['%slab, %t1']}:3) bytes [0, 64)"
+    head = f"test.mlir:{line['@consume']}:7: error: RACE_READ_AFTER_WRITE in @concurrent_raw on %slab (alloca at test.mlir:{line['%slab, %t1']}:3) bytes [0, 64)"
     assert lines[0] == head
     assert lines[1].split() == ["write:", "stream.cmd.dispatch", "@produce", "wo", "%s[0", "for", "64]", f"test.mlir:{line['@produce']}:7",
                                 "(cmd.concurrent", "in", "execute", "#1", "on", "@dev0)"]
