@@ -50,7 +50,7 @@ def automatic_reference_counting(module: Module) -> Module:
     """Insert a dealloca for every owned allocation at its covered last use."""
     out = module
     for f in functions(module):
-        if any(op.name == "stream.resource.alloca" for op in f.body.ops):
+        if any(op.name == "stream.resource.alloca" for op in f.op.walk()):  # any block: refuse, never skip
             out = replace_function(out, _count_function(f))
     return out
 

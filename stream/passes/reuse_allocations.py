@@ -49,7 +49,7 @@ def reuse_allocations(module: Module) -> Module:
     """Let allocations take the memory of frees they await (atomic reallocation)."""
     out = module
     for f in functions(module):
-        if any(op.name == "stream.resource.dealloca" for op in f.body.ops):
+        if any(op.name == "stream.resource.dealloca" for op in f.op.walk()):  # any block: refuse, never skip
             out = replace_function(out, _reuse_function(f))
     return out
 

@@ -152,3 +152,22 @@ def test_fault_freeing_twice(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(arc, "allocation_uses", forget_ownership)
     assert "DOUBLE_FREE" in rejection(module, automatic_reference_counting(once), "automatic-reference-counting")
+
+
+MULTI_BLOCK = """
+"util.func"() <{function_type = (index) -> (), sym_name = "f"}> ({
+^bb0(%n: index):
+  "cf.br"() [^bb1] : () -> ()
+^bb1:
+  %r, %t = "stream.resource.alloca"(%n) : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %d = "stream.resource.dealloca"(%r, %n, %t) : (!stream.resource<transient>, index, !stream.timepoint) -> !stream.timepoint
+  "util.return"() : () -> ()
+}) : () -> ()
+"""
+
+
+def test_multi_block_functions_are_refused_not_skipped() -> None:
+    from stream.ir.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match="automatic-reference-counting: @f has 2 blocks"):
+        automatic_reference_counting(parse(MULTI_BLOCK))

@@ -157,3 +157,22 @@ def test_fault_dropping_an_uncovered_wait_is_a_race(monkeypatch: pytest.MonkeyPa
         patch.setattr(TimepointCoverage, "roots", lambda self, candidates, position=None: roots(self, candidates, position)[:1])
         broken = elide_timepoints(module)
     assert rejection(module, broken, "elide-timepoints") & {"RACE_WRITE_AFTER_WRITE", "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "MISSED_WAIT"}
+
+
+MULTI_BLOCK = """
+"util.func"() <{function_type = (index) -> (), sym_name = "f"}> ({
+^bb0(%n: index):
+  "cf.br"() [^bb1] : () -> ()
+^bb1:
+  %r, %t = "stream.resource.alloca"(%n) : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %d = "stream.resource.dealloca"(%r, %n, %t) : (!stream.resource<transient>, index, !stream.timepoint) -> !stream.timepoint
+  "util.return"() : () -> ()
+}) : () -> ()
+"""
+
+
+def test_multi_block_functions_are_refused_not_skipped() -> None:
+    from stream.ir.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match="elide-timepoints: @f has 2 blocks"):
+        elide_timepoints(parse(MULTI_BLOCK))

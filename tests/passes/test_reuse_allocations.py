@@ -184,3 +184,22 @@ def test_fault_reusing_a_live_allocation_is_a_race(monkeypatch: pytest.MonkeyPat
         broken = reuse_allocations(module)
     assert len([op for op in functions(broken)[0].body.ops if op.name == "stream.resource.alloca"]) == 1
     assert rejection(module, broken, "reuse-allocations") & {"RACE_WRITE_AFTER_WRITE", "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ"}
+
+
+MULTI_BLOCK = """
+"util.func"() <{function_type = (index) -> (), sym_name = "f"}> ({
+^bb0(%n: index):
+  "cf.br"() [^bb1] : () -> ()
+^bb1:
+  %r, %t = "stream.resource.alloca"(%n) : (index) -> (!stream.resource<transient>, !stream.timepoint)
+  %d = "stream.resource.dealloca"(%r, %n, %t) : (!stream.resource<transient>, index, !stream.timepoint) -> !stream.timepoint
+  "util.return"() : () -> ()
+}) : () -> ()
+"""
+
+
+def test_multi_block_functions_are_refused_not_skipped() -> None:
+    from stream.ir.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError, match="reuse-allocations: @f has 2 blocks"):
+        reuse_allocations(parse(MULTI_BLOCK))
