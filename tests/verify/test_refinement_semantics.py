@@ -398,3 +398,56 @@ def test_symbolic_offsets_split_cases() -> None:
     # Writing row %row + 0 vs at byte 16 * %row differ only when the row is 0 ... or not at all:
     m = mismatch(scatter("%o"), scatter("%c16"))
     assert m.assumptions and m.example.get("%row") is not None and m.example["%row"] != 1
+
+
+def test_bitcast_keeps_the_bytes() -> None:
+    # encode-tensors spells an f32 splat as the i32 of its bits (IREE's EncodeHostTensors does too).
+    def splat(body: str) -> str:
+        return f"""util.func public @f(%v: f32) -> (!hal.buffer_view, !hal.buffer_view) {{
+{CONSTS}
+  %one = arith.constant 1.0 : f32
+{body}
+  %o1 = stream.tensor.export on({D0}) %s1 : tensor<16xf32> in !stream.resource<external>{{%c64}} -> !hal.buffer_view
+  %o2 = stream.tensor.export on({D0}) %s2 : tensor<16xf32> in !stream.resource<external>{{%c64}} -> !hal.buffer_view
+  util.return %o1, %o2 : !hal.buffer_view, !hal.buffer_view
+}}
+"""
+
+    tensor = splat(f"""  %s1 = stream.tensor.splat on({D0}) %one : f32 -> tensor<16xf32> in !stream.resource<external>{{%c64}}
+  %s2 = stream.tensor.splat on({D0}) %v : f32 -> tensor<16xf32> in !stream.resource<external>{{%c64}}""")
+    encoded = splat(f"""  %bits1 = arith.bitcast %one : f32 to i32
+  %bits = arith.bitcast %v : f32 to i32
+  %s1 = stream.async.splat on({D0}) %bits1 : i32 -> !stream.resource<external>{{%c64}}
+  %s2 = stream.async.splat on({D0}) %bits : i32 -> !stream.resource<external>{{%c64}}""")
+    assert_refines(tensor, encoded)
+    folded = encoded.replace("%bits1 = arith.bitcast %one : f32 to i32", "%bits1 = arith.constant 1065353216 : i32")
+    assert_refines(tensor, folded)
+    assert mismatch(tensor, folded.replace("1065353216", "1065353217")).result == 0
+
+
+def test_a_tie_on_a_borrowed_input_argument_promises_nothing_about_it() -> None:
+    # The input program updates its borrowed argument in place: convert-to-stream keeps the tie
+    # (copy-on-write copies the argument later), so the tensor-level program writes the import.
+    flow = """
+func.func @f(%x: tensor<4x4xf32>, %u: tensor<1x4xf32>) -> tensor<4x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %y = flow.tensor.update %u, %x[%c2, %c0] : tensor<1x4xf32> -> %x as tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+"""
+    tensor = f"""util.func public @f(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view) -> !hal.buffer_view {{
+{CONSTS}
+  %c2 = arith.constant 2 : index
+{IMPORT0}
+  %u = stream.tensor.import on({D0}) %arg1 : !hal.buffer_view -> tensor<1x4xf32> in !stream.resource<external>{{%c16}}
+  %y = stream.tensor.update on({D0}) %u, %x[%c2, %c0] : tensor<1x4xf32> in !stream.resource<external>{{%c16}} -> tensor<4x4xf32> in %x as !stream.resource<external>{{%c64}}
+{export('%y')}
+}}
+"""
+    assert_refines(flow, tensor)
+    # Without the tie the argument is the caller's and must keep its bytes.
+    untied = flow.replace("%y = flow.tensor.update %u, %x[%c2, %c0] : tensor<1x4xf32> -> %x as tensor<4x4xf32>",
+                          "%z = flow.tensor.clone %x : tensor<4x4xf32>\n  %y = flow.tensor.update %u, %z[%c2, %c0] : tensor<1x4xf32> -> %z as tensor<4x4xf32>")
+    m = mismatch(untied, tensor)
+    assert m.observable == "argument" and m.result == 0

@@ -59,6 +59,7 @@ class Res:
     source: Res | None = None
     shift: IntExpr = 0
     written: tuple[IntExpr, IntExpr] | None = None
+    arg: int | None = None  # the function argument this input-level tensor is
 
 
 @dataclass(eq=False, slots=True)
@@ -128,6 +129,8 @@ class Machine:
         self.return_op: Op | None = None
         self.world = 0
         self.exports: list[BufView] = []
+        # Input-level tensor arguments some op writes in place (a tied result): see check.py.
+        self.tied_args: set[int] = set()
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> None:
@@ -213,7 +216,7 @@ class Machine:
                 size = self.ints.sym(("argsize", index), f"size({name})")
             data = self.terms.of(self.terms.arg(index), size)
             if isinstance(t, TensorType):
-                e = Res(size, data)  # input level: arguments are values (ABI observables, not storage)
+                e = Res(size, data, arg=index)  # input level: arguments are values (ABI observables, not storage)
             else:
                 alloc = self.new_alloc("argument", f"argument {name}", None, size, data, arg_index=index)
                 self.arg_allocs[index] = alloc
@@ -290,6 +293,8 @@ class Machine:
         `written` is the range it changed (for reports; None: all of it)."""
         a = operand.alloc
         if a is None:
+            if operand.arg is not None:
+                self.tied_args.add(operand.arg)
             return Res(operand.size, data, producer=op, source=operand if written else None, written=written)
         if operand.data is not None:
             self.bytes_of(operand)  # the staleness check of a value-level read

@@ -13,11 +13,11 @@ from __future__ import annotations
 from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Op
 from stream.ir.spec import view
-from stream.ir.types import IndexType, IntegerType, TensorType, TimepointType
+from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import decode_dense, tensor_bytes
 from verify.refinement.machine import BufView, Machine, Res, float_scalar, rule
-from verify.refinement.terms import ByteStr
+from verify.refinement.terms import ByteStr, ScalarTerm
 
 _POLY_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"}
 _APPLY_OPS = (
@@ -26,7 +26,7 @@ _APPLY_OPS = (
 )  # fmt: skip
 _FLOAT_OPS = ("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf")
 _CASTS = ("index_cast", "index_castui", "extui", "extsi")
-_SCALAR_CASTS = ("trunci", "bitcast", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf")
+_SCALAR_CASTS = ("trunci", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf")
 
 
 def constant_bytes(m: Machine, op: Op, value: Attribute | None, size: IntExpr) -> ByteStr:
@@ -88,6 +88,22 @@ def _scalar_cast(m: Machine, op: Op) -> None:
         m.set(result, m.ints.sym(("cast", short, x, str(result.type)), text))
     else:
         m.set(result, m.terms.scalar("apply", (short, x, str(result.type)), text))
+
+
+@rule("arith.bitcast")
+def _bitcast(m: Machine, op: Op) -> None:
+    """The same bits under another type: a float constant becomes the integer of its bits and back;
+    an unknown value keeps its term (a splat or store of either writes the same bytes)."""
+    x = m.scalar(op.operands[0])
+    t = op.results[0].type
+    width = element_byte_width(t)
+    if isinstance(t, (IndexType, IntegerType)) and isinstance(x, ScalarTerm) and x.kind == "bits" and x.payload[0] == width:
+        m.set(op.results[0], x.payload[1])
+    elif isinstance(t, FloatType) and type(x) is int and width is not None:
+        bits = x % (1 << (8 * width))
+        m.set(op.results[0], m.terms.scalar("bits", (width, bits), f"bitcast({bits} : {t})"))
+    else:
+        m.set(op.results[0], x)
 
 
 @rule("arith.select")
