@@ -7,15 +7,18 @@ symbolic inputs (`verify.refinement.machine`) and compares what the caller can o
   (an index or scalar). Results pair by position; arguments pair by position too, which is the
   ABI mapping between levels (tensor argument `i` <-> the buffer view imported from argument `i`;
   index arguments pass through);
-* every caller-visible buffer: the storage of an argument the program may write in place. At the
-  input level this is the ABI: a borrowed tensor argument must keep its bytes, an
-  `iree.abi.output = k` argument receives result `k`, an `iree.abi.consume` argument is given away.
-  At the stream levels it is the final contents of each import's storage: a borrowed import, and a
-  consumed import a result is exported from (an output buffer). When BEFORE writes a borrowed
-  buffer in place (a tie on a borrowed argument, at any level), or reads a buffer after
-  overwriting it in place, it promised nothing about that buffer and AFTER may leave anything
-  there: such a program relies on copy-on-write, and the safety checker reports a lowering that
-  still writes the caller's buffer after `materialize-copy-on-write` (BORROWED_INPUT_MUTATED).
+* every caller-visible buffer: the final contents of the caller's storage the program can reach.
+  A borrowed argument (a tensor argument without `iree.abi.consume`/`iree.abi.output`, a buffer
+  view imported without `consume`, or never imported) must keep its bytes; a resource-typed
+  argument (caller-provided storage, as in IREE's own tests) must end with BEFORE's bytes. A
+  consumed argument (`consume`, `iree.abi.consume`, `iree.abi.output`: docs/CONVENTIONS.md
+  treats an output argument as storage given to the program) is given away: the caller sees
+  results only through the returned buffer views, which are compared as results. When BEFORE
+  writes a borrowed buffer in place (a tie on a borrowed argument, at any level), or reads a
+  buffer after overwriting it in place, it promised nothing about that buffer and AFTER may
+  leave anything there: such a program relies on copy-on-write, and the safety checker reports
+  a lowering that still writes the caller's buffer after `materialize-copy-on-write`
+  (BORROWED_INPUT_MUTATED).
 
 What a "proof" means: for every assignment of the symbolic inputs (index arguments, pack
 offsets) satisfying the facts (sizes non-negative, every access in bounds, async ranges
@@ -281,15 +284,8 @@ def _expected_storage(mb: Machine, p: int, f: Function) -> Observed | None:
     if isinstance(t, (IndexType, IntegerType, FloatType)):
         return None
     if isinstance(t, TensorType):  # the input level: the ABI says it
-        output = f.arg_attr(p, "iree.abi.output")
-        if output is not None:
-            k = getattr(output, "value", None)
-            if isinstance(k, int) and mb.results is not None and k < len(mb.results):
-                o = _observe(mb, mb.results[k], name)
-                o.name = name
-                return o
-            return None
-        if f.arg_attr(p, "iree.abi.consume") is not None or p in mb.tied_args:
+        given = f.arg_attr(p, "iree.abi.consume") is not None or f.arg_attr(p, "iree.abi.output") is not None
+        if given or p in mb.tied_args:
             # Given away, or written in place although borrowed: the program asks for storage it
             # does not own (copy-on-write must copy it; BORROWED_INPUT_MUTATED reports a lowering
             # that does not), so it promises nothing about the buffer.
@@ -298,9 +294,7 @@ def _expected_storage(mb: Machine, p: int, f: Function) -> Observed | None:
     alloc = mb.arg_allocs.get(p)
     if alloc is None:
         return Observed(untouched_arg=p, name=name) if not isinstance(t, ResourceType) else None
-    if alloc.unconstrained is not None:
-        return None
-    if alloc.kind == "import" and alloc.consumed and not alloc.exported:
+    if alloc.unconstrained is not None or (alloc.kind == "import" and alloc.consumed):
         return None
     o = _final(mb, alloc, 0, alloc.size)
     o.name = name
@@ -310,17 +304,9 @@ def _expected_storage(mb: Machine, p: int, f: Function) -> Observed | None:
 def _actual_storage(ma: Machine, p: int, g: Function, expected: Observed) -> Observed:
     arg = g.arguments[p]
     name = f"%{arg.name_hint}" if arg.name_hint else f"%arg{p}"
-    if isinstance(arg.type, TensorType):
-        output = g.arg_attr(p, "iree.abi.output")
-        k = getattr(output, "value", None)
-        if isinstance(k, int) and ma.results is not None and k < len(ma.results):
-            o = _observe(ma, ma.results[k], name)
-            o.name = name
-            return o
-        return Observed(untouched_arg=p, name=name)
     alloc = ma.arg_allocs.get(p)
-    if alloc is None:
-        return Observed(untouched_arg=p, name=name)
+    if isinstance(arg.type, TensorType) or alloc is None:
+        return Observed(untouched_arg=p, name=name)  # input-level arguments are never written
     o = _final(ma, alloc, 0, alloc.size)
     o.name = name
     return o

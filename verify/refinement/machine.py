@@ -36,6 +36,7 @@ from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
 from stream.ir.walk import Function
 from verify.refinement.ints import IntExpr, Ints, Poly
+from verify.refinement.layout import tensor_bytes
 from verify.refinement.memory import Allocation, Memory
 from verify.refinement.solver import Facts, Undecided
 from verify.refinement.terms import Atom, ByteStr, Scalar, ScalarTerm, Terms
@@ -212,6 +213,8 @@ class Machine:
         elif isinstance(t, FloatType):
             e = self.terms.scalar("arg", (index,), name)
         elif isinstance(t, (TensorType, ResourceType)):
+            if size is None and isinstance(t, TensorType) and t.is_static and t.encoding is None:
+                size = tensor_bytes(self.ints, t, [], name)
             if size is None:
                 size = self.ints.sym(("argsize", index), f"size({name})")
             data = self.terms.of(self.terms.arg(index), size)

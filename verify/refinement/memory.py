@@ -75,7 +75,7 @@ class Allocation:
     # Why the final contents of this storage are not an observable of BEFORE (written while
     # borrowed, or read after an in-place write): the source gave no guarantee about them.
     unconstrained: str | None = None
-    exported: bool = False
+    exported: bool = False  # some export hands this storage to the caller
     written: bool = False
 
 
