@@ -484,7 +484,7 @@ def test_a_consumed_buffer_is_given_away() -> None:
   %x = stream.tensor.import on({D0}) consume %arg0 : !hal.buffer_view -> tensor<4x4xf32> in !stream.resource<external>{{%c64}}
   %t = stream.async.transfer %x : !stream.resource<external>{{%c64}} -> !stream.resource<external>{{%c64}}
 {clone}  %v = stream.async.dispatch on({D0}) @relu({target}[%c0 to %c64 for %c64]) : (!stream.resource<external>{{%c64}}) -> {target}{{%c64}}
-  %w = stream.async.dispatch on({D0}) @add(%v[%c0 to %c64 for %c64], %t[%c0 to %c64 for %c64]) : (!stream.resource<external>{{%c64}}, !stream.resource<external>{{%c64}}) -> !stream.resource<external>{{%c64}}
+  %w = stream.async.dispatch on({D0}) @add(%v[%c0 to %c64 for %c64], %t[%c0 to %c64 for %c64]) : (!stream.resource<external>{{%c64}}, !stream.resource<external>{{%c64}}) -> %v{{%c64}}
 {export('%w')}""")
 
     before = program("%x", "")
