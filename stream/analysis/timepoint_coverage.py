@@ -23,12 +23,20 @@ issued later starts after `%t` and everything `%t` covers. `host_covered(i, t)` 
 `t` is reached before the op at position `i` of the block is issued.
 
 Soundness: every rule is an HB edge chain of SPEC section 3.1, so `b in cov(a)` implies
-`reach(b) <= reach(a)` on every execution; the analysis never needs FIFO queues. Coverage sets are
-bitsets (Python ints) indexed by the order in which timepoints are defined.
+`reach(b) <= reach(a)` on every execution; the analysis never needs FIFO queues.
+
+Representation: the timepoints are split into *chains* as they are defined: a timepoint that
+covers the current last element of some chain (through an await or a join input) extends that
+chain, any other starts a new one. Along a chain each element covers the previous one, so what a
+timepoint covers of a chain is always a prefix, and `cov(t)` is stored as one number per chain
+(the last covered index; absent chains are not covered). Union is the per-chain maximum,
+intersection the per-chain minimum, and the sets stay as small as the number of chains a
+timepoint actually reaches (a few per device on pipelines), instead of one bit per timepoint.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -65,19 +73,37 @@ def _is_timepoint(v: Value) -> bool:
     return isinstance(v.type, TimepointType)
 
 
+Chains = dict[int, int]  # chain id -> index of the last element covered
+
+
+def _union(a: Chains, b: Chains) -> Chains:
+    if len(a) < len(b):
+        a, b = b, a
+    out = dict(a)
+    for chain, index in b.items():
+        if out.get(chain, -1) < index:
+            out[chain] = index
+    return out
+
+
+def _intersection(a: Chains, b: Chains) -> Chains:
+    return {chain: min(index, b[chain]) for chain, index in a.items() if chain in b}
+
+
 @dataclass(slots=True)
 class TimepointCoverage:
     """Coverage facts for the timepoints of one block (see the module docstring)."""
 
     block: Block
-    # Bit index of each timepoint value defined or used in the block.
-    index: dict[Value, int] = field(default_factory=dict)
-    # cov(t) as a bitset (bit index(t) included) for every timepoint value.
-    cov: dict[Value, int] = field(default_factory=dict)
+    # (chain, index in the chain) of every timepoint value defined or used in the block.
+    place: dict[Value, tuple[int, int]] = field(default_factory=dict)
+    # cov(t) for every timepoint value: the covered prefix of each chain it reaches.
+    cov: dict[Value, Chains] = field(default_factory=dict)
     immediate: set[Value] = field(default_factory=set)
-    # host[i]: bitset of timepoints the host has certainly seen reached before op i is issued.
-    host: list[int] = field(default_factory=list)
     position: dict[Op, int] = field(default_factory=dict)
+    # What the host has seen reached: (position of the op after a host await, coverage), in order.
+    _host: list[tuple[int, Chains]] = field(default_factory=list)
+    _chain_ends: list[int] = field(default_factory=list)  # chain id -> index of its last element
 
     @staticmethod
     def of(block: Block) -> TimepointCoverage:
@@ -90,21 +116,18 @@ class TimepointCoverage:
         """True when `b` is certainly reached whenever `a` is (immediates are covered by all)."""
         if b in self.immediate:
             return True
-        bit = self.index.get(b)
-        return bit is not None and bool(self._cov(a) >> bit & 1)
+        place = self.place.get(b)
+        return place is not None and self._cov(a).get(place[0], -1) >= place[1]
 
     def host_covered(self, position: int, t: Value) -> bool:
         """True when `t` is reached before the op at `position` is issued (by a host await
         earlier in the block, or because `t` is immediate)."""
         if t in self.immediate:
             return True
-        bit = self.index.get(t)
-        if bit is None or position >= len(self.host):
+        place = self.place.get(t)
+        if place is None:
             return False
-        return bool(self.host[position] >> bit & 1)
-
-    def covered_set(self, t: Value) -> int:
-        return self._cov(t)
+        return self._host_at(position).get(place[0], -1) >= place[1]
 
     def roots(self, candidates: Sequence[Value], position: int | None = None) -> list[Value]:
         """The candidates no other candidate (nor the host, before `position`) covers, in
@@ -124,80 +147,93 @@ class TimepointCoverage:
         return kept
 
     # -- construction --------------------------------------------------------------------------
-    def _bit(self, v: Value) -> int:
-        bit = self.index.get(v)
-        if bit is None:
-            bit = len(self.index)
-            self.index[v] = bit
-        return bit
+    def _host_at(self, position: int) -> Chains:
+        """Host coverage before the op at `position` is issued (the snapshots are in order)."""
+        i = bisect_right(self._host, position, key=lambda entry: entry[0])
+        return self._host[i - 1][1] if i else {}
 
-    def _cov(self, v: Value) -> int:
+    def _cov(self, v: Value) -> Chains:
         found = self.cov.get(v)
         if found is None:
             # A timepoint from outside the block (an argument): it covers itself only.
-            found = 1 << self._bit(v)
-            self.cov[v] = found
+            self._define(v, {}, ())
+            found = self.cov[v]
         return found
+
+    def _define(self, v: Value, covered: Chains, extends: Sequence[Value], immediate: bool = False) -> None:
+        """Give `v` a place: at the end of the chain of the first of `extends` that ends a
+        chain (`v` covers it), or at the start of a new chain."""
+        for p in extends:
+            place = self.place.get(p)
+            if place is not None and self._chain_ends[place[0]] == place[1]:
+                chain, index = place[0], place[1] + 1
+                self._chain_ends[chain] = index
+                break
+        else:
+            chain, index = len(self._chain_ends), 0
+            self._chain_ends.append(0)
+        self.place[v] = (chain, index)
+        own = dict(covered)
+        own[chain] = index
+        self.cov[v] = own
+        if immediate:
+            self.immediate.add(v)
 
     def _build(self) -> None:
         for arg in self.block.arguments:
             if _is_timepoint(arg):
-                self.cov[arg] = 1 << self._bit(arg)
-        seen = 0
+                self._define(arg, {}, ())
+        seen: Chains = {}
         for i, op in enumerate(self.block.ops):
             self.position[op] = i
-            self.host.append(seen)
             rule = _RULES.get(op.name, _opaque)
             rule(self, op, seen)
             if op.name == "stream.timepoint.await":
                 for t in awaited_timepoints(op):
-                    seen |= self._cov(t)
-        self.host.append(seen)
+                    seen = _union(seen, self._cov(t))
+                self._host.append((i + 1, seen))
 
-    def _define(self, v: Value, bits: int, immediate: bool = False) -> None:
-        self.cov[v] = bits | (1 << self._bit(v))
-        if immediate:
-            self.immediate.add(v)
-
-    def union_of(self, values: Iterable[Value]) -> int:
-        bits = 0
+    def union_of(self, values: Iterable[Value]) -> Chains:
+        out: Chains = {}
         for v in values:
-            bits |= self._cov(v)
-        return bits
+            out = _union(out, self._cov(v))
+        return out
 
 
-def _timeline(c: TimepointCoverage, op: Op, host: int) -> None:
-    awaited = c.union_of(awaited_timepoints(op))
+def _timeline(c: TimepointCoverage, op: Op, host: Chains) -> None:
+    waits = awaited_timepoints(op)
+    covered = _union(c.union_of(waits), host)
     for r in op.results:
         if _is_timepoint(r):
-            c._define(r, awaited | host)
+            c._define(r, covered, waits)
 
 
-def _join(c: TimepointCoverage, op: Op, host: int) -> None:
+def _join(c: TimepointCoverage, op: Op, host: Chains) -> None:
     inputs = op.operands
-    c._define(op.results[0], c.union_of(inputs), immediate=all(v in c.immediate for v in inputs))
+    c._define(op.results[0], c.union_of(inputs), inputs, immediate=all(v in c.immediate for v in inputs))
 
 
-def _immediate(c: TimepointCoverage, op: Op, host: int) -> None:
-    c._define(op.results[0], 0, immediate=True)
+def _immediate(c: TimepointCoverage, op: Op, host: Chains) -> None:
+    c._define(op.results[0], {}, (), immediate=True)
 
 
-def _select(c: TimepointCoverage, op: Op, host: int) -> None:
+def _select(c: TimepointCoverage, op: Op, host: Chains) -> None:
     result = op.results[0]
     if not _is_timepoint(result):
         return
     _cond, a, b = op.operands
-    # Only what both alternatives guarantee: the intersection, never the union.
-    c._define(result, c._cov(a) & c._cov(b), immediate=a in c.immediate and b in c.immediate)
+    # Only what both alternatives guarantee: the intersection, never the union. A select
+    # covers neither side, so it never extends their chains.
+    c._define(result, _intersection(c._cov(a), c._cov(b)), (), immediate=a in c.immediate and b in c.immediate)
 
 
-def _opaque(c: TimepointCoverage, op: Op, host: int) -> None:
+def _opaque(c: TimepointCoverage, op: Op, host: Chains) -> None:
     for r in op.results:
         if _is_timepoint(r):
-            c._define(r, 0)
+            c._define(r, {}, ())
 
 
-_RULES: dict[str, Callable[[TimepointCoverage, Op, int], None]] = {
+_RULES: dict[str, Callable[[TimepointCoverage, Op, Chains], None]] = {
     **dict.fromkeys(AWAIT_HOLDERS, _timeline),
     # An upload is a device op too: issued in program order, so it starts after host awaits.
     "stream.resource.constants": _timeline,
