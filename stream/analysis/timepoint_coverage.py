@@ -26,8 +26,7 @@ Soundness: every rule is an HB edge chain of SPEC section 3.1, so `b in cov(a)` 
 `reach(b) <= reach(a)` on every execution; the analysis never needs FIFO queues.
 
 Representation: the timepoints are split into *chains* as they are defined: a timepoint that
-covers the current last element of some chain (through an await or a join input) extends that
-chain, any other starts a new one. Along a chain each element covers the previous one, so what a
+covers the current last element of some chain extends that chain, any other starts a new one. Along a chain each element covers the previous one, so what a
 timepoint covers of a chain is always a prefix, and `cov(t)` is stored as one number per chain
 (the last covered index; absent chains are not covered). Union is the per-chain maximum,
 intersection the per-chain minimum, and the sets stay as small as the number of chains a
@@ -161,14 +160,24 @@ class TimepointCoverage:
         return found
 
     def _define(self, v: Value, covered: Chains, extends: Sequence[Value], immediate: bool = False) -> None:
-        """Give `v` a place: at the end of the chain of the first of `extends` that ends a
-        chain (`v` covers it), or at the start of a new chain."""
+        """Give `v` a place at the end of a chain whose last element it covers (preferably the
+        chain of one of `extends`, which it covers directly), or at the start of a new chain.
+        Extending any covered chain end (first fit), not only direct predecessors', keeps the
+        number of chains near the width of the timeline instead of growing with its length."""
+        chain = -1
         for p in extends:
             place = self.place.get(p)
             if place is not None and self._chain_ends[place[0]] == place[1]:
-                chain, index = place[0], place[1] + 1
-                self._chain_ends[chain] = index
+                chain = place[0]
                 break
+        else:
+            for c, index in covered.items():
+                if self._chain_ends[c] == index:
+                    chain = c
+                    break
+        if chain >= 0:
+            index = self._chain_ends[chain] + 1
+            self._chain_ends[chain] = index
         else:
             chain, index = len(self._chain_ends), 0
             self._chain_ends.append(0)
