@@ -140,3 +140,38 @@ def test_coverage_agrees_with_a_naive_search(seed: int, n: int) -> None:
                 assert all(reached), (a, b)
             elif not has_select:
                 assert not any(reached), (a, b)
+
+
+def long_timeline(regions: int) -> str:
+    """`regions` regions alternating between two devices, each waiting for the previous one on
+    its device, with a region-local slab and a result allocation each (after ARC: frees too)."""
+    lines = ["util.func public @long(%in0: !stream.resource<external>, %in1: !stream.resource<external>) -> !stream.resource<external> {",
+             "  %c0 = arith.constant 0 : index", "  %c64 = arith.constant 64 : index"]
+    last = {0: ("%in0", ""), 1: ("%in1", "")}
+    for r in range(regions):
+        source, tp = last[r % 2]
+        waits = f"await({tp}) => " if tp else ""
+        lines += [
+            f"  %r{r}, %t{r} = stream.async.execute on(#hal.device.affinity<@dev{r % 2}>) {waits}with({source} as %a{r}: !stream.resource<external>{{%c64}}) -> !stream.resource<external>{{%c64}} {{",
+            f"    %x{r} = stream.async.dispatch @ex::@f(%a{r}[%c0 to %c64 for %c64]) : (!stream.resource<external>{{%c64}}) -> !stream.resource<transient>{{%c64}}",
+            f"    %y{r} = stream.async.dispatch @ex::@g(%x{r}[%c0 to %c64 for %c64]) : (!stream.resource<transient>{{%c64}}) -> !stream.resource<external>{{%c64}}",
+            f"    stream.yield %y{r} : !stream.resource<external>{{%c64}}",
+            "  } => !stream.timepoint",
+        ]
+        last[r % 2] = (f"%r{r}", f"%t{r}")
+    value, tp = last[(regions - 1) % 2]
+    lines += [f"  %o = stream.timepoint.await {tp} => {value} : !stream.resource<external>{{%c64}}", "  util.return %o : !stream.resource<external>", "}"]
+    return "\n".join(lines)
+
+
+def test_chains_stay_as_few_as_the_timeline_is_wide() -> None:
+    """Coverage memory must not grow with the length of a pipeline: the chain decomposition keeps
+    a handful of chains for two devices however many regions there are."""
+    from stream.passes.automatic_reference_counting import automatic_reference_counting
+    from stream.passes.schedule_allocation import schedule_allocation
+
+    for regions in (20, 200):
+        module = automatic_reference_counting(schedule_allocation(ir.parse_module(long_timeline(regions), "t.mlir")))
+        c = TimepointCoverage.of(functions(module)[0].body)
+        assert len(c._chain_ends) <= 8
+        assert max(len(chains) for chains in c.cov.values()) <= 8
