@@ -37,7 +37,10 @@ resource limit or too many cases make the verdict unknown.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import z3
@@ -72,6 +75,26 @@ def check_refinement(
     """Check that `after` refines `before` for one function (by name) or for every function of
     `before` with a body. Raises `DiagnosticError` for input the check does not support
     (multi-block functions, scf regions, a named function that does not exist)."""
+    with _no_gc():
+        return _check(before, after, function, rlimit, max_cases)
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector during a check: the check allocates millions of
+    small acyclic objects (terms), and collections that rescan the two modules' op graphs took
+    almost half of the time on 10k-dispatch programs. Reference counting still frees memory; the
+    collector's previous state is restored afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _check(before: Module, after: Module, function: str | None, rlimit: int, max_cases: int) -> RefinementReport:
     start = time.perf_counter()
     report = RefinementReport(before.location.file, after.location.file)
     if function is not None:

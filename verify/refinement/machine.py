@@ -25,8 +25,10 @@ terms), and any resource they take is havocked (SPEC: an unknown op reads and wr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr, StringAttr
@@ -41,7 +43,7 @@ from verify.refinement.memory import Allocation, Memory
 from verify.refinement.solver import Facts, Undecided
 from verify.refinement.terms import Atom, ByteStr, Scalar, ScalarTerm, Terms
 
-__all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule"]
+__all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule", "groups", "tied_in_group"]
 
 
 @dataclass(eq=False, slots=True)
@@ -381,7 +383,12 @@ class Machine:
 
 # -- attribute helpers shared by the rules ------------------------------------------------------------
 def entry_points(op: Op) -> tuple[str, ...]:
-    attr = op.properties.get("entry_points")
+    """The dispatch's entry points as text (`@ex::@fn`), the kernel's name in its terms."""
+    return _entry_text(op.properties.get("entry_points"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _entry_text(attr: Attribute | None) -> tuple[str, ...]:
     if isinstance(attr, ArrayAttr):
         return tuple(str(a) for a in attr.elements)
     return (str(attr),)
@@ -408,6 +415,32 @@ def same(a: IntExpr, b: IntExpr) -> bool:
     return a is b or (type(a) is int and type(b) is int and a == b)
 
 
-def spec_tied(op: Op, result_index: int) -> int | None:
+def tied_in_group(op: Op, result_index: int) -> int | None:
+    """For ops whose ties IREE stores in `tied_operands` (dispatches, regions): the index, within
+    the op's tiable operand group, of the operand result `result_index` is tied to."""
+    tied = op.properties.get("tied_operands")
+    if not isinstance(tied, ArrayAttr) or result_index >= len(tied):
+        return None
+    entry = tied.elements[result_index]
+    return entry.value if isinstance(entry, IntegerAttr) and entry.value >= 0 else None
+
+
+def groups(op: Op) -> Any:
+    """The op's operand groups by name, computed once (`view(op)` recomputes the segment sizes
+    on every access, which the interpreter's hot rules cannot afford). A single operand is a
+    Value, an optional one a Value or None, a variadic one a tuple."""
     spec = spec_of(op)
-    return spec.tied_operand(op, result_index) if spec is not None else None
+    if spec is None:
+        raise Undecided(f"no spec for '{op.name}'")
+    out: dict[str, Any] = {}
+    pos = 0
+    for o, n in zip(spec.operands, spec.operand_sizes(op)):
+        values = op.operands[pos : pos + n]
+        pos += n
+        if o.arity == "single":
+            out[o.name] = values[0]
+        elif o.arity == "optional":
+            out[o.name] = values[0] if values else None
+        else:
+            out[o.name] = values
+    return SimpleNamespace(**out)

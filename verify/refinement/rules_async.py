@@ -19,11 +19,10 @@ and every range is assumed in bounds (OUT_OF_BOUNDS is the safety checker's prop
 from __future__ import annotations
 
 from stream.ir.core import Op
-from stream.ir.spec import spec_of, view
 from stream.ir.types import ResourceType
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_width
-from verify.refinement.machine import Machine, Res, rule, same, spec_tied
+from verify.refinement.machine import Machine, Res, groups, rule, same, tied_in_group
 from verify.refinement.rules_flow import load_scalar, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.rules_tensor import sized
@@ -39,46 +38,46 @@ def _range(m: Machine, start: IntExpr, end: IntExpr | None, length: IntExpr, siz
 
 @rule("stream.async.alloca")
 def _alloca(m: Machine, op: Op) -> None:
-    size = m.integer(view(op).storage_size)
+    size = m.integer(groups(op).storage_size)
     m.facts.assume_nonneg(size)
     m.set(op.results[0], m.fresh(m.uninit(op, size), op))
 
 
 @rule("stream.async.constant")
 def _constant(m: Machine, op: Op) -> None:
-    size = m.integer(view(op).result_size)
+    size = m.integer(groups(op).result_size)
     m.set(op.results[0], m.fresh(constant_bytes(m, op, op.properties.get("value"), size), op))
 
 
 @rule("stream.async.splat")
 def _splat(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     size = m.integer(v.result_size)
     m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), v.value.type, size), op))
 
 
 @rule("stream.async.clone", "stream.async.transfer")
 def _clone(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     m.set(op.results[0], m.derived(r, m.bytes_of(r), op))
 
 
 @rule("stream.async.barrier")
 def _barrier(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     m.set(op.results[0], sized(m, v.source, v.size))
 
 
 @rule("stream.async.cast")
 def _cast(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     m.set(op.results[0], sized(m, v.source, v.source_size))
 
 
 @rule("stream.async.slice")
 def _slice(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     start, end, length = m.integer(v.source_offset), m.integer(v.source_end), m.integer(v.result_size)
     _range(m, start, end, length, r.size)
@@ -89,7 +88,7 @@ def _slice(m: Machine, op: Op) -> None:
 
 @rule("stream.async.fill")
 def _fill(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.target, v.target_size)
     start, end, length = m.integer(v.target_offset), m.integer(v.target_end), m.integer(v.target_length)
     _range(m, start, end, length, r.size)
@@ -99,7 +98,7 @@ def _fill(m: Machine, op: Op) -> None:
 
 @rule("stream.async.update")
 def _update(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     target = sized(m, v.target, v.target_size)
     update = sized(m, v.update, v.update_size)
     start, end = m.integer(v.target_offset), m.integer(v.target_end)
@@ -110,7 +109,7 @@ def _update(m: Machine, op: Op) -> None:
 
 @rule("stream.async.copy")
 def _copy(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     target = sized(m, v.target, v.target_size)
     source = sized(m, v.source, v.source_size)
     length = m.integer(v.length)
@@ -123,7 +122,7 @@ def _copy(m: Machine, op: Op) -> None:
 
 @rule("stream.async.load")
 def _load(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     off = m.integer(v.source_offset)
     width = element_width(op.results[0].type, op.name)
@@ -133,7 +132,7 @@ def _load(m: Machine, op: Op) -> None:
 
 @rule("stream.async.store")
 def _store(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.target, v.target_size)
     off = m.integer(v.target_offset)
     width = element_width(v.value.type, op.name)
@@ -145,9 +144,7 @@ def _store(m: Machine, op: Op) -> None:
 
 @rule("stream.async.dispatch")
 def _dispatch(m: Machine, op: Op) -> None:
-    v = view(op)
-    spec = spec_of(op)
-    assert spec is not None
+    v = groups(op)
     sizes, offsets = m.ints_of(v.resource_operand_sizes), m.ints_of(v.resource_operand_offsets)
     ends, lengths = m.ints_of(v.resource_operand_ends), m.ints_of(v.resource_operand_lengths)
     inputs: list[ByteStr] = []
@@ -155,23 +152,21 @@ def _dispatch(m: Machine, op: Op) -> None:
     uniforms: list[Scalar] = []
     for i, x in enumerate(v.resource_operands):
         if isinstance(x.type, ResourceType):
-            k = len(inputs)
-            r = m.res(x, sizes[k])
-            m.facts.assume_nonneg(sizes[k])
-            _range(m, offsets[k], ends[k], lengths[k], r.size)
-            bindings[i] = (r, offsets[k], lengths[k])
-            inputs.append(m.terms.slice(m.bytes_of(r), offsets[k], lengths[k]))
+            n = len(inputs)
+            r = m.res(x, sizes[n])
+            m.facts.assume_nonneg(sizes[n])
+            _range(m, offsets[n], ends[n], lengths[n], r.size)
+            bindings[i] = (r, offsets[n], lengths[n])
+            inputs.append(m.terms.slice(m.bytes_of(r), offsets[n], lengths[n]))
         else:
             uniforms.append(m.scalar(x))
     position = {i: n for n, i in enumerate(bindings)}
     workload = m.ints_of(v.workload)
     result_sizes = m.ints_of(v.result_sizes)
-    first = spec.operand_offset(op, "resource_operands")
     untied = 0
     for i, result in enumerate(op.results):
-        t = spec_tied(op, i)
-        if t is not None:
-            k = t - first
+        k = tied_in_group(op, i)
+        if k is not None:
             if k not in bindings:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
             r, off, length = bindings[k]
@@ -187,19 +182,18 @@ def _dispatch(m: Machine, op: Op) -> None:
 
 @rule("stream.async.execute", "stream.async.concurrent")
 def _region(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     sizes = m.ints_of(v.resource_operand_sizes)
     captured = [m.res(x, s) for x, s in zip(v.resource_operands, sizes)]
     yielded = m.run_block(op.regions[0].block, list(captured))
     results = [r for r in op.results if isinstance(r.type, ResourceType)]
     if len(yielded) != len(results):
         raise Undecided(f"{op.name}: {len(yielded)} yielded values for {len(results)} results")
-    first = spec_of(op).operand_offset(op, "resource_operands")  # type: ignore[union-attr]
     for i, (result, y) in enumerate(zip(results, yielded)):
         if not isinstance(y, Res):
             raise Undecided(f"{op.name}: result {i} yields a value the refinement check cannot follow")
-        t = spec_tied(op, i)
-        operand = captured[t - first] if t is not None else None
+        t = tied_in_group(op, i)
+        operand = captured[t] if t is not None else None
         if operand is not None and operand.alloc is not None and not (y.alloc is operand.alloc and same(y.offset, operand.offset)):
             out = m.tied(operand, m.bytes_of(y), op)  # the yielded bytes land in the operand's storage
         else:

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from stream.ir.attributes import ArrayAttr, IntegerAttr
 from stream.ir.core import Op
-from stream.ir.spec import view
 from stream.ir.types import ResourceType
 from verify.refinement.layout import element_width
-from verify.refinement.machine import Machine, Res, rule
+from verify.refinement.machine import Machine, Res, groups, rule
 from verify.refinement.rules_flow import load_scalar, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.rules_tensor import sized
@@ -35,7 +34,7 @@ READ, WRITE = 1, 2
 
 
 def _alloc(m: Machine, op: Op, kind: str) -> None:
-    size = m.integer(view(op).storage_size)
+    size = m.integer(groups(op).storage_size)
     m.facts.assume_nonneg(size)
     what = f"{op.name} at {op.location}"
     alloc = m.new_alloc(kind, what, op, size, m.uninit(op, size, what))
@@ -67,12 +66,12 @@ def _ownership_query(m: Machine, op: Op) -> None:
 
 @rule("stream.resource.size")
 def _size(m: Machine, op: Op) -> None:
-    m.set(op.results[0], m.res(view(op).operand).size)
+    m.set(op.results[0], m.res(groups(op).operand).size)
 
 
 @rule("stream.resource.subview")
 def _subview(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     off, size = m.integer(v.source_offset), m.integer(v.result_size)
     m.in_bounds(off, size, r.size)
@@ -82,7 +81,7 @@ def _subview(m: Machine, op: Op) -> None:
 
 @rule("stream.resource.pack")
 def _pack(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     attr = op.properties.get("lifetime_intervals")
     bounds = [a.value for a in attr.elements if isinstance(a, IntegerAttr)] if isinstance(attr, ArrayAttr) else []
     sizes = m.ints_of(v.dynamic_slice_sizes)
@@ -110,7 +109,7 @@ def _pack(m: Machine, op: Op) -> None:
 
 @rule("stream.resource.constants")
 def _constants(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     values = op.properties.get("values")
     elements = values.elements if isinstance(values, ArrayAttr) else ()
     sizes = m.ints_of(v.result_sizes)
@@ -127,7 +126,7 @@ def _constants(m: Machine, op: Op) -> None:
 
 @rule("stream.resource.load")
 def _load(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     off = m.integer(v.source_offset)
     width = element_width(op.results[0].type, op.name)
@@ -139,7 +138,7 @@ def _load(m: Machine, op: Op) -> None:
 
 @rule("stream.resource.store")
 def _store(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.target, v.target_size)
     off = m.integer(v.target_offset)
     width = element_width(v.value.type, op.name)
@@ -150,7 +149,7 @@ def _store(m: Machine, op: Op) -> None:
 
 
 def _target(m: Machine, op: Op) -> tuple[object, object, object]:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.target, v.target_size)
     off, length = m.integer(v.target_offset), m.integer(v.target_length)
     m.in_bounds(off, length, r.size)
@@ -171,14 +170,14 @@ def _discard(m: Machine, op: Op) -> None:
 
 @rule("stream.cmd.fill")
 def _fill(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     alloc, off, length = _target(m, op)
     m.write(alloc, off, splat_bytes(m, op, m.scalar(v.value), v.value.type, length), op)  # type: ignore[arg-type]
 
 
 @rule("stream.cmd.copy")
 def _copy(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     source = sized(m, v.source, v.source_size)
     target = sized(m, v.target, v.target_size)
     s_off, t_off, length = m.integer(v.source_offset), m.integer(v.target_offset), m.integer(v.length)
@@ -192,7 +191,7 @@ def _copy(m: Machine, op: Op) -> None:
 
 @rule("stream.cmd.dispatch")
 def _dispatch(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     sizes, offsets, lengths = m.ints_of(v.resource_sizes), m.ints_of(v.resource_offsets), m.ints_of(v.resource_lengths)
     attr = op.properties.get("resource_accesses")
     accesses = [a.value for a in attr.elements if isinstance(a, IntegerAttr)] if isinstance(attr, ArrayAttr) else []
@@ -218,7 +217,7 @@ def _dispatch(m: Machine, op: Op) -> None:
 
 @rule("stream.cmd.execute")
 def _execute(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     sizes = m.ints_of(v.resource_operand_sizes)
     captured = [m.res(x, s) for x, s in zip(v.resource_operands, sizes)]
     m.run_block(op.regions[0].block, list(captured))

@@ -13,11 +13,10 @@ arguments' dims, then the untied results' dims.
 from __future__ import annotations
 
 from stream.ir.core import Op, Value
-from stream.ir.spec import spec_of, view
 from stream.ir.types import IndexType, IntegerType, TensorType
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_offset, element_width, runs, scalar_pattern, shape_of, split_dims, tensor_bytes
-from verify.refinement.machine import Machine, Res, rule, spec_tied
+from verify.refinement.machine import Machine, Res, groups, rule, tied_in_group
 from verify.refinement.solver import Undecided
 from verify.refinement.terms import Atom, ByteStr, Scalar
 
@@ -77,9 +76,7 @@ def box_runs(m: Machine, t: TensorType, dims: list[IntExpr], starts: list[IntExp
 
 @rule("flow.dispatch")
 def _dispatch(m: Machine, op: Op) -> None:
-    v = view(op)
-    spec = spec_of(op)
-    assert spec is not None
+    v = groups(op)
     args = list(v.arguments)
     arg_dims = m.ints_of(v.argument_dims)
     per_arg = split_dims([a.type for a in args], arg_dims)
@@ -97,17 +94,15 @@ def _dispatch(m: Machine, op: Op) -> None:
             uniforms.append(m.scalar(a))
     uniforms.extend(arg_dims)
     result_dims = split_dims([r.type for r in op.results], m.ints_of(v.result_dims))
-    first = spec.operand_offset(op, "arguments")
-    ties = [spec_tied(op, i) for i in range(len(op.results))]
+    ties = [tied_in_group(op, i) for i in range(len(op.results))]
     for i, t in enumerate(ties):
         if t is None:
             uniforms.extend(result_dims[i])
     workload = m.ints_of(v.workload)
     untied = 0
     for i, result in enumerate(op.results):
-        t = ties[i]
-        if t is not None:
-            k = t - first
+        k = ties[i]
+        if k is not None:
             if k not in operands:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-tensor operand")
             r = operands[k]
@@ -124,14 +119,14 @@ def _dispatch(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.transfer", "flow.tensor.clone")
 def _copy(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = tensor(m, v.operand, m.ints_of(v.operand_dims), op.name)
     m.set(op.results[0], m.derived(r, m.bytes_of(r), op))
 
 
 @rule("flow.tensor.splat")
 def _splat(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = op.results[0].type
     assert isinstance(t, TensorType)
     size = tensor_bytes(m.ints, t, m.ints_of(v.result_dims), op.name)
@@ -140,7 +135,7 @@ def _splat(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.empty")
 def _empty(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = op.results[0].type
     assert isinstance(t, TensorType)
     size = tensor_bytes(m.ints, t, m.ints_of(v.result_dims), op.name)
@@ -149,7 +144,7 @@ def _empty(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.slice")
 def _slice(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = v.source.type
     dims = m.ints_of(v.source_dims)
     src = tensor(m, v.source, dims, op.name)
@@ -159,7 +154,7 @@ def _slice(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.update")
 def _update(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = v.target.type
     dims = m.ints_of(v.target_dims)
     target = tensor(m, v.target, dims, op.name)
@@ -175,7 +170,7 @@ def _update(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.load")
 def _load(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = v.source.type
     dims = m.ints_of(v.source_dims)
     src = tensor(m, v.source, dims, op.name)
@@ -188,7 +183,7 @@ def _load(m: Machine, op: Op) -> None:
 
 @rule("flow.tensor.store")
 def _store(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = v.target.type
     dims = m.ints_of(v.target_dims)
     target = tensor(m, v.target, dims, op.name)

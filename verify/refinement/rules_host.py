@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Op
-from stream.ir.spec import view
 from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import decode_dense, tensor_bytes
-from verify.refinement.machine import BufView, Machine, Res, float_scalar, rule
+from verify.refinement.machine import BufView, Machine, Res, float_scalar, groups, rule
 from verify.refinement.terms import ByteStr, ScalarTerm
 
 _POLY_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"}
@@ -169,14 +168,14 @@ def _timeline_only(m: Machine, op: Op) -> None:
 
 @rule("stream.timepoint.await")
 def _await(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     for r, x in zip(op.results, v.resource_operands):
         m.set(r, m.entry(x))
 
 
 @rule("stream.timepoint.barrier")
 def _barrier(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     m.set(op.results[0], m.res(v.resource, m.integer(v.resource_size)))
     m.set(op.results[1], None)
 

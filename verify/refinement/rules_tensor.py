@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from stream.ir.attributes import ArrayAttr, TypeAttr
 from stream.ir.core import Op
-from stream.ir.spec import spec_of, view
 from stream.ir.types import ResourceType, TensorType, Type
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_offset, element_width, shape_of, split_dims, tensor_bytes
-from verify.refinement.machine import BufView, Machine, Res, rule, spec_tied
+from verify.refinement.machine import BufView, Machine, Res, groups, rule, tied_in_group
 from verify.refinement.rules_flow import box_runs, gather, load_scalar, scatter, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.solver import Undecided
@@ -42,7 +41,7 @@ def sized(m: Machine, v: object, size_value: object) -> Res:
 
 @rule("stream.tensor.import")
 def _import(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     size = m.integer(v.result_size)
     m.facts.assume_nonneg(size)
     source = m.entry(v.source)
@@ -67,7 +66,7 @@ def _import(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.export")
 def _export(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     r = sized(m, v.source, v.source_size)
     if r.alloc is not None:
         r.alloc.exported = True
@@ -78,7 +77,7 @@ def _export(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.sizeof")
 def _sizeof(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "encoding")
     dims = m.ints_of(v.encoding_dims)
     if t.encoding is not None:
@@ -90,13 +89,13 @@ def _sizeof(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.empty")
 def _empty(m: Machine, op: Op) -> None:
-    size = m.integer(view(op).result_size)
+    size = m.integer(groups(op).result_size)
     m.set(op.results[0], m.fresh(m.uninit(op, size), op))
 
 
 @rule("stream.tensor.constant")
 def _constant(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "result_encoding")
     size = tensor_bytes(m.ints, t, m.ints_of(v.result_encoding_dims), op.name)
     m.set(op.results[0], m.fresh(constant_bytes(m, op, op.properties.get("value"), size), op))
@@ -104,7 +103,7 @@ def _constant(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.splat")
 def _splat(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "result_encoding")
     size = m.integer(v.result_size)
     m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), t.element, size), op))
@@ -112,7 +111,7 @@ def _splat(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.clone")
 def _clone(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     src, dst = encoding(op, "source_encoding"), encoding(op, "result_encoding")
     if src.encoding is not None or dst.encoding is not None:
         raise Undecided(f"{op.name}: a clone between encodings {src} and {dst} changes bytes in an unknown way")
@@ -127,7 +126,7 @@ def _box(m: Machine, op: Op, t: TensorType, dims: list[IntExpr], starts: list[In
 
 @rule("stream.tensor.slice")
 def _slice(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "source_encoding")
     r = sized(m, v.source, v.source_size)
     pieces = _box(m, op, t, m.ints_of(v.source_encoding_dims), m.ints_of(v.start_indices), m.ints_of(v.lengths), r.size)
@@ -136,7 +135,7 @@ def _slice(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.fill")
 def _fill(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "target_encoding")
     dims = m.ints_of(v.target_encoding_dims)
     r = sized(m, v.target, v.target_size)
@@ -152,7 +151,7 @@ def _fill(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.update")
 def _update(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "target_encoding")
     ut = encoding(op, "update_encoding")
     target = sized(m, v.target, v.target_size)
@@ -164,7 +163,7 @@ def _update(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.load")
 def _load(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "source_encoding")
     r = sized(m, v.source, v.source_size)
     width = element_width(t, op.name)
@@ -175,7 +174,7 @@ def _load(m: Machine, op: Op) -> None:
 
 @rule("stream.tensor.store")
 def _store(m: Machine, op: Op) -> None:
-    v = view(op)
+    v = groups(op)
     t = encoding(op, "target_encoding")
     r = sized(m, v.target, v.target_size)
     width = element_width(t, op.name)
@@ -195,9 +194,7 @@ def _encodings(op: Op, name: str) -> list[Type]:
 
 @rule("stream.tensor.dispatch")
 def _dispatch(m: Machine, op: Op) -> None:
-    v = view(op)
-    spec = spec_of(op)
-    assert spec is not None
+    v = groups(op)
     mixed = list(v.mixed_operands)
     sizes = m.ints_of(v.operand_sizes)
     operand_dims = m.ints_of(v.operand_encoding_dims)
@@ -215,18 +212,16 @@ def _dispatch(m: Machine, op: Op) -> None:
         else:
             uniforms.append(m.scalar(x))
     uniforms.extend(operand_dims)
-    ties = [spec_tied(op, i) for i in range(len(op.results))]
+    ties = [tied_in_group(op, i) for i in range(len(op.results))]
     for i, t in enumerate(ties):
         if t is None and i < len(result_dims):
             uniforms.extend(result_dims[i])
     result_sizes = m.ints_of(v.result_sizes)
     workload = m.ints_of(v.workload)
-    first = spec.operand_offset(op, "mixed_operands")
     untied = 0
     for i, result in enumerate(op.results):
-        t = ties[i]
-        if t is not None:
-            k = t - first
+        k = ties[i]
+        if k is not None:
             if k not in operands:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
             r = operands[k]
