@@ -268,8 +268,9 @@ class _RegionAllocation:
         upload = self.b.create(
             "stream.resource.constants",
             {"result_sizes": tuple(sizes)},
-            # The upload is never written: a constant written in place is copied out of it first.
-            {"results": tuple(_CONSTANT if c.results[0] in self.forest.written else c.results[0].type for c in constants)},
+            # Uploads are never written: a constant the region writes in place, or that leaves it
+            # with another lifetime, is copied out of its upload into storage of its own.
+            {"results": (_CONSTANT,) * len(constants)},
             {"values": ArrayAttr(tuple(view(c).value for c in constants)), "affinity": self.affinity},
             location=constants[0].location,
         )

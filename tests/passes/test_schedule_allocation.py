@@ -322,3 +322,26 @@ def test_random_programs_through_the_cmd_passes(program) -> None:  # type: ignor
     scalars = {i: a.value for i, a in enumerate(program.args) if a.kind == "index"}
     args = random_inputs(scheduled, f.name, infer_arg_sizes(scheduled, f.name, scalars), scalars)
     assert_refines(scheduled, final, f.name, args)
+
+
+ESCAPING_TRANSIENT_CONSTANT = """
+util.func public @escapingConstant(%arg0: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<transient>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %r:2, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c16}) -> (!stream.resource<external>{%c16}, !stream.resource<transient>{%c16}) {
+    %k = stream.async.constant : !stream.resource<transient>{%c16} = dense<7> : tensor<16xi8>
+    %0 = stream.async.dispatch @ex::@f(%a[%c0 to %c16 for %c16], %k[%c0 to %c16 for %c16]) : (!stream.resource<external>{%c16}, !stream.resource<transient>{%c16}) -> !stream.resource<external>{%c16}
+    stream.yield %0, %k : !stream.resource<external>{%c16}, !stream.resource<transient>{%c16}
+  } => !stream.timepoint
+  %o:2 = stream.timepoint.await %t => %r#0, %r#1 : !stream.resource<external>{%c16}, !stream.resource<transient>{%c16}
+  util.return %o#0, %o#1 : !stream.resource<external>, !stream.resource<transient>
+}
+"""
+
+
+def test_uploads_are_constant_and_other_lifetimes_get_a_copy() -> None:
+    module = parse(ESCAPING_TRANSIENT_CONSTANT)
+    out = ir.print_module(check_refinement(module))
+    assert "!stream.resource<constant>{%c16} = dense<7> : tensor<16xi8>" in out
+    assert re.search(r"stream\.cmd\.copy %\w+\[%c0\], %\w+\[%c0\], %c16 : !stream\.resource<constant>\{%c16\} -> !stream\.resource<transient>", out)
+    accepted(module, schedule_allocation(module), "schedule-allocation")
