@@ -196,10 +196,9 @@ def _render_condition(ctx: Context, c: z3.BoolRef) -> str:
 
 
 def _example(ctx: Context, conditions: list[z3.BoolRef]) -> dict[str, int]:
-    s = ctx.facts.solver
-    if s.check() != z3.sat:
+    if ctx.facts.consistent() is not True:
         return {}
-    model = s.model()
+    model = ctx.facts.solver.model()
     out: dict[str, int] = {}
     for sym in ctx.ints._sym_list:
         if sym.key and sym.key[0] in ("arg", "argsize"):

@@ -17,6 +17,7 @@ resource limit (`rlimit`); `unknown` counts as undecided.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import z3
@@ -49,6 +50,10 @@ class Facts:
     unknowns: int = 0
     _nonneg_syms: set[int] = field(default_factory=set)
     _asserted: set[tuple[object, ...]] = field(default_factory=set)
+    # Facts are built into Z3 formulas only when a query needs the solver (most checks never do).
+    _pending: list[Callable[[], z3.BoolRef]] = field(default_factory=list)
+    # Pairs of ranges asserted disjoint, looked up before asking Z3 (pack slices).
+    _disjoint: set[tuple[IntExpr, IntExpr, IntExpr, IntExpr]] = field(default_factory=set)
     _version: int = 0
     _cache: dict[tuple[object, ...], tuple[int, bool | None]] = field(default_factory=dict)
     # Whether the last undecided answer came from Z3's resource limit (no case split helps).
@@ -59,19 +64,26 @@ class Facts:
         self.solver.set("rlimit", self.rlimit)
 
     # -- assumptions -------------------------------------------------------------------------
-    def _add(self, key: tuple[object, ...], formula: z3.BoolRef) -> None:
+    def _add(self, key: tuple[object, ...], make: Callable[[], z3.BoolRef]) -> None:
         if key in self._asserted:
             return
         self._asserted.add(key)
-        self.solver.add(formula)
+        self._pending.append(make)
         self._version += 1
+
+    def _flush(self) -> None:
+        if self._pending:
+            for make in self._pending:
+                self.solver.add(make())
+            self._pending.clear()
 
     def assume(self, formula: z3.BoolRef) -> None:
         """An arbitrary assumption (a path condition of a case split)."""
-        self._add(("formula", formula.sexpr()), formula)
+        self._add(("formula", formula.sexpr()), lambda: formula)
 
     def consistent(self) -> bool | None:
         """Are the facts satisfiable? (None: Z3 cannot tell within its limit.)"""
+        self._flush()
         r = self.solver.check()
         return True if r == z3.sat else False if r == z3.unsat else None
 
@@ -83,22 +95,28 @@ class Facts:
         if parts is not None and len(parts[0]) == 1 and parts[0][0][1] > 0 and parts[1] <= 0:
             # `k*s + c >= 0` with k > 0, c <= 0 implies s >= 0: remember it for the fast path.
             self._nonneg_syms.add(parts[0][0][0].id)
-        self._add(("nonneg", e), self.ints.to_z3(e) >= 0)
+        self._add(("nonneg", e), lambda: self.ints.to_z3(e) >= 0)
 
     def assume_le(self, a: IntExpr, b: IntExpr) -> None:
         if type(a) is int and type(b) is int:
             return
-        self._add(("le", a, b), self.ints.to_z3(a) <= self.ints.to_z3(b))
+        self._add(("le", a, b), lambda: self.ints.to_z3(a) <= self.ints.to_z3(b))
 
     def assume_eq(self, a: IntExpr, b: IntExpr) -> None:
         if a is b or (type(a) is int and type(b) is int):
             return
-        self._add(("eq", a, b), self.ints.to_z3(a) == self.ints.to_z3(b))
+        self._add(("eq", a, b), lambda: self.ints.to_z3(a) == self.ints.to_z3(b))
 
     def assume_disjoint(self, a: IntExpr, n: IntExpr, b: IntExpr, m: IntExpr) -> None:
         """`[a, a+n)` and `[b, b+m)` do not intersect (pack slices live at the same time)."""
-        za, zn, zb, zm = (self.ints.to_z3(x) for x in (a, n, b, m))
-        self._add(("disjoint", a, n, b, m), z3.Or(za + zn <= zb, zb + zm <= za))
+        self._disjoint.add((a, n, b, m))
+        self._disjoint.add((b, m, a, n))
+
+        def make() -> z3.BoolRef:
+            za, zn, zb, zm = (self.ints.to_z3(x) for x in (a, n, b, m))
+            return z3.Or(za + zn <= zb, zb + zm <= za)
+
+        self._add(("disjoint", a, n, b, m), make)
 
     def assume_in_bounds(self, offset: IntExpr, length: IntExpr, size: IntExpr) -> None:
         """An access `[offset, offset+length)` of a resource of `size` bytes is in bounds."""
@@ -124,6 +142,7 @@ class Facts:
         """True if the facts imply `claim`, False if they are consistent with its negation,
         None if Z3 answered unknown (resource limit)."""
         self.queries += 1
+        self._flush()
         s = self.solver
         s.push()
         try:
@@ -176,6 +195,8 @@ class Facts:
     def disjoint(self, a: IntExpr, n: IntExpr, b: IntExpr, m: IntExpr) -> bool | None:
         """Are `[a, a+n)` and `[b, b+m)` disjoint for all assignments (True), overlapping for all
         (False), or does it depend (None)?"""
+        if (a, n, b, m) in self._disjoint:
+            return True
         left = self.le(self.ints.add(a, n), b)
         if left is True:
             return True
