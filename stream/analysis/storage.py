@@ -32,6 +32,7 @@ from stream.ir.spec import spec_of
 from stream.ir.types import Lifetime, ResourceType
 
 __all__ = [
+    "OpFacts",
     "Root",
     "StorageInfo",
     "tied_writes",
@@ -233,6 +234,21 @@ def result_sizes(op: Op) -> dict[int, Value]:
 
 
 # -- the analysis ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class OpFacts:
+    """What the tables above say about one op (computed once, the spec's segment arithmetic being
+    the costly part)."""
+
+    operand_sizes: dict[int, Value]
+    result_sizes: dict[int, Value]
+    tied_writes: tuple[int, ...]
+    tied_sources: tuple[int | None, ...]
+
+    @staticmethod
+    def of(op: Op) -> OpFacts:
+        return OpFacts(operand_sizes(op), result_sizes(op), tied_writes(op), tuple(tied_source(op, i) for i in range(len(op.results))))
+
+
 @dataclass(slots=True)
 class StorageInfo:
     """Storage facts of one straight-line block (see the module docstring)."""
@@ -247,26 +263,32 @@ class StorageInfo:
     # values (versions) that some op writes in place
     _written: set[Value] = field(default_factory=set)
     _mutated: dict[Value, bool] = field(default_factory=dict)
+    _mutated_done: bool = False
 
     @staticmethod
-    def of(block: Block) -> StorageInfo:
+    def of(block: Block, facts: dict[Op, OpFacts] | None = None) -> StorageInfo:
+        """The analysis of `block`. `facts` caches per-op facts across analyses of blocks that
+        share ops (a pass that rewrites a block in rounds keeps the ops it does not touch)."""
         info = StorageInfo(block)
-        info._build()
+        info._build({} if facts is None else facts)
         return info
 
-    def _build(self) -> None:
+    def _build(self, cache: dict[Op, OpFacts]) -> None:
         for op in self.block.ops:
+            facts = cache.get(op)
+            if facts is None:
+                facts = cache[op] = OpFacts.of(op)
             for index, v in enumerate(op.operands):
                 self.uses.setdefault(v, []).append((op, index))
-            for index, size in operand_sizes(op).items():
+            for index, size in facts.operand_sizes.items():
                 self.sizes.setdefault(op.operands[index], size)
-            for index, size in result_sizes(op).items():
+            for index, size in facts.result_sizes.items():
                 self.sizes.setdefault(op.results[index], size)
-            for index in tied_writes(op):
+            for index in facts.tied_writes:
                 self._written.add(op.operands[index])
             for i, r in enumerate(op.results):
                 self.defs[r] = op
-                src = tied_source(op, i)
+                src = facts.tied_sources[i]
                 if src is not None and src < len(op.operands):
                     operand = op.operands[src]
                     self.base[r] = self.base.get(operand, operand)
@@ -326,11 +348,19 @@ class StorageInfo:
 
     def is_mutated(self, v: Value) -> bool:
         """Whether `v`'s storage is written in place by some op, from `v`'s version on."""
-        found = self._mutated.get(v)
-        if found is None:
-            found = any(x in self._written for x in self.forward(v))
-            self._mutated[v] = found
-        return found
+        if not self._mutated_done:
+            self._mutated_from_here()
+            self._mutated_done = True
+        return any(self._mutated.get(x, x in self._written) for x in self.alias_set(v))
+
+    def _mutated_from_here(self) -> None:
+        """`_mutated[v]`: some op writes `v` or a later version or name of it. Later versions are
+        defined later in the block, so one pass in reverse order computes every value."""
+        values = [r for op in self.block.ops for r in op.results]
+        values.extend(self.block.arguments)
+        done = self._mutated
+        for v in reversed(values):
+            done[v] = v in self._written or any(done.get(n, False) for n in self._next.get(v, ()))
 
     def is_written(self, v: Value) -> bool:
         """Whether some op writes this very value in place."""

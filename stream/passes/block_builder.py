@@ -134,6 +134,23 @@ class BlockBuilder:
             self._known[result] = value.value
         return result
 
+    def adopt(self, op: Op) -> bool:
+        """Keep an existing scalar `arith.constant` as the hoisted constant of its value (so its
+        users stay the very same ops); False when it is not one or its value already has one."""
+        value = op.properties.get("value") if op.name == "arith.constant" else None
+        if value is None or op.attributes or len(op.results) != 1 or not _hoistable(value):
+            return False
+        key = (value, op.results[0].type)
+        if key in self._constants:
+            return False
+        result = op.results[0]
+        self._constant_ops.append(op)
+        self._constants[key] = result
+        self._attrs[result] = value
+        if isinstance(value, IntegerAttr):
+            self._known[result] = value.value
+        return True
+
     def index(self, n: int) -> Value:
         return self.constant(IntegerAttr(n, INDEX), INDEX)
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 
 from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
-from stream.analysis.storage import Root, StorageInfo, tied_writes
+from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
@@ -88,8 +88,8 @@ class Analysis:
     devices: dict[Value, object]
 
     @staticmethod
-    def of(block: Block) -> Analysis:
-        storage = StorageInfo.of(block)
+    def of(block: Block, facts: dict[Op, OpFacts] | None = None) -> Analysis:
+        storage = StorageInfo.of(block, facts)
         return Analysis(block, storage, LastUse.of(block, storage), storage.defs, dict(value_affinities(block)))
 
     def const(self, v: Value) -> int | None:
@@ -267,15 +267,13 @@ class _Plan:
 
 
 def _storage_of(op: Op, a: Analysis) -> set[Value]:
-    values: list[Value] = []
-    for v in (*op.operands, *op.results):
-        if isinstance(v.type, ResourceType):
-            values.extend(a.storage.forward(v))
-    return {a.storage.base_of(v) for v in values}
+    """The storages an elision of `op` changes: every version and name of a storage shares its
+    tied base, so the bases of the op's resource operands and results identify them."""
+    return {a.storage.base_of(v) for v in (*op.operands, *op.results) if isinstance(v.type, ResourceType)}
 
 
-def _plan(block: Block, kinds: frozenset[str] | None) -> _Plan:
-    a = Analysis.of(block)
+def _plan(block: Block, kinds: frozenset[str] | None, facts: dict[Op, OpFacts]) -> _Plan:
+    a = Analysis.of(block, facts)
     plan = _Plan()
     for op in block.ops:
         rule = _SAFETY.get(op.name)
@@ -297,8 +295,9 @@ def _plan(block: Block, kinds: frozenset[str] | None) -> _Plan:
 
 def elide_block(block: Block, kinds: frozenset[str] | None = None) -> Block:
     """`block` with every elidable copy removed (only ops named in `kinds`, when given)."""
+    facts: dict[Op, OpFacts] = {}
     for _ in range(MAX_ROUNDS):
-        plan = _plan(block, kinds)
+        plan = _plan(block, kinds, facts)
         if not plan.removed:
             return block
         block = _apply(block, plan)
@@ -313,9 +312,8 @@ def _apply(block: Block, plan: _Plan) -> Block:
             if old.results[0] in plan.replace:
                 b.bind(old.results[0], b.lookup(plan.replace[old.results[0]]))
             continue
-        if old.name == "arith.constant":
-            b.copy(old)  # hoisted and shared, so that folded offsets reuse it
-            continue
+        if b.adopt(old):
+            continue  # kept as is and shared, so that folded offsets reuse it
         op = old
         for index, v in enumerate(old.operands):
             if v in plan.folded:
