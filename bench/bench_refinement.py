@@ -6,9 +6,11 @@ A generated program is a DAG of dispatches (each reads two or three earlier valu
 writes one of its inputs in place when that is the input's last use) split into
 `stream.async.execute` regions of 100 dispatches with `stream.async.concurrent` waves of
 independent dispatches; its cmd-level lowering gives every value a byte range of one slab per
-region (concrete offsets, as after layout) or its own `resource.alloca` when it escapes the
-region, and turns each dispatch into a `stream.cmd.dispatch` with `ro`/`rw`/`wo` bindings.
-The script checks `check_refinement(async, cmd)` and prints parse and check times (medians).
+region, or its own `resource.alloca` when it escapes the region, and turns each dispatch into a
+`stream.cmd.dispatch` with `ro`/`rw`/`wo` bindings. The slab offsets are concrete (as after
+layout) or the symbolic offsets of a `stream.resource.pack` (as in IREE's stage 07, where the
+check relies on the pack's disjointness facts). The script checks `check_refinement(async, cmd)`
+and prints parse and check times (medians) and the peak Python allocation of one check.
 
 `Dag`, `print_async` and `print_cmd` are also used by the Hypothesis test of refinement
 (`tests/verify/test_refinement_random.py`).
@@ -17,6 +19,7 @@ The script checks `check_refinement(async, cmd)` and prints parse and check time
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import random
 import statistics
@@ -223,34 +226,43 @@ def _footer(dag: Dag, lines: list[str], name: dict[int, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def print_cmd(dag: Dag, drop: int | None = None, swap: tuple[int, int, int] | None = None) -> str:
-    """The cmd-level lowering: per region, one transient slab at concrete offsets for values that
-    stay inside, one `resource.alloca` per escaping value, one `stream.cmd.execute`, waves as
-    `stream.cmd.concurrent`. `drop` omits the dispatch of op `drop`; `swap=(op, i, j)` swaps its
-    bindings i and j (the mutations of the Hypothesis test)."""
+def print_cmd(dag: Dag, drop: int | None = None, swap: tuple[int, int, int] | None = None, packed: bool = False) -> str:
+    """The cmd-level lowering: per region, one transient slab for values that stay inside, one
+    `resource.alloca` per escaping value, one `stream.cmd.execute`, waves as
+    `stream.cmd.concurrent`. The slab's slices are at concrete offsets (as after layout) or, with
+    `packed`, at the symbolic offsets of a `stream.resource.pack` with the slices' lifetime
+    intervals (as IREE's stage 07 prints them). `drop` omits the dispatch of op `drop`;
+    `swap=(op, i, j)` swaps its bindings i and j (the mutations of the Hypothesis test)."""
     head = _header(dag)
     body: list[str] = []
     constants = {0, SIZE}
     info = dag.values()
     uses = _uses(dag)
-    storage: dict[int, tuple[str, int, str]] = {v: (f"%v{v}", 0, EXT) for v in range(dag.args)}  # value -> (resource, offset, type)
+    # value -> (resource, offset token, resource type)
+    storage: dict[int, tuple[str, str, str]] = {v: (f"%v{v}", "%c0", EXT) for v in range(dag.args)}
     for r, region in enumerate(_regions(dag)):
         inside = [v for i in region for v in range(info[i][0], info[i][0] + info[i][1])]
         tied_of = {info[i][2]: dag.ops[i].inputs[dag.ops[i].tied] for i in region if dag.ops[i].tied is not None}  # type: ignore[index]
         escaping = _escaping(dag, region, inside, uses)
         local_vals = [v for v in inside if v not in escaping and v not in tied_of]
         slab = f"%slab{r}"
-        slab_size = SIZE * max(len(local_vals), 1)
-        constants.add(slab_size)
-        slab_t = f"!stream.resource<transient>{{%c{slab_size}}}"
+        if packed:
+            slab_t = f"!stream.resource<transient>{{%p{r}#0}}"
+            intervals = _intervals(dag, region, local_vals, tied_of, escaping, uses)
+            slices = ",\n".join(f"    [{a}, {b}] = %c{SIZE}" for a, b in intervals) or f"    [0, 0] = %c{SIZE}"
+            body.append(f"  %p{r}:{max(len(local_vals), 1) + 1} = stream.resource.pack on({AFF}) slices({{\n{slices}\n  }}) : index")
+        else:
+            slab_size = SIZE * max(len(local_vals), 1)
+            constants.add(slab_size)
+            slab_t = f"!stream.resource<transient>{{%c{slab_size}}}"
         body.append(f"  {slab}, %sa{r} = stream.resource.alloca uninitialized on({AFF}) : {slab_t} => !stream.timepoint")
         for k, v in enumerate(local_vals):
-            storage[v] = (slab, k * SIZE, slab_t)
+            storage[v] = (slab, f"%p{r}#{k + 1}" if packed else f"%c{k * SIZE}", slab_t)
             constants.add(k * SIZE)
         for v in inside:
             if v in escaping and v not in tied_of:
                 body.append(f"  %s{v}, %st{v} = stream.resource.alloca uninitialized on({AFF}) : {_rtype(dag, v)} => !stream.timepoint")
-                storage[v] = (f"%s{v}", 0, _rtype(dag, v))
+                storage[v] = (f"%s{v}", "%c0", _rtype(dag, v))
         for v in inside:  # a tied result lives in its operand's storage
             if v in tied_of:
                 storage[v] = storage[tied_of[v]]
@@ -273,10 +285,10 @@ def print_cmd(dag: Dag, drop: int | None = None, swap: tuple[int, int, int] | No
                 for pos, v in enumerate(op.inputs):
                     res, off, t = storage[v]
                     mode = "rw" if pos == op.tied else "ro"
-                    binds.append(f"{mode} {cap[res]}[%c{off} for %c{SIZE}] : {t}")
+                    binds.append(f"{mode} {cap[res]}[{off} for %c{SIZE}] : {t}")
                 for v in range(first, first + op.results):
                     res, off, t = storage[v]
-                    binds.append(f"wo {cap[res]}[%c{off} for %c{SIZE}] : {t}")
+                    binds.append(f"wo {cap[res]}[{off} for %c{SIZE}] : {t}")
                 if swap is not None and swap[0] == i:
                     binds[swap[1]], binds[swap[2]] = binds[swap[2]], binds[swap[1]]
                 joined = f",\n{indent}  ".join(binds)
@@ -289,9 +301,26 @@ def print_cmd(dag: Dag, drop: int | None = None, swap: tuple[int, int, int] | No
     return _footer(dag, head + consts + body, name)
 
 
-def generate_pair(n: int, seed: int = 0) -> tuple[str, str]:
+def _intervals(dag: Dag, region: range, local: list[int], tied_of: dict[int, int], escaping: list[int], uses: dict[int, list[int]]) -> list[tuple[int, int]]:
+    """Inclusive lifetime intervals (op positions in the region) of the slab slices: from the op
+    that writes a slice's value to the last use of it or of a value tied into the same slice."""
+    info = dag.values()
+    producer = {v: i - region[0] for i in region for v in range(info[i][0], info[i][0] + info[i][1])}
+    slot = {v: k for k, v in enumerate(local)}
+    for tv, operand in tied_of.items():  # in op order: chains of ties share one slice
+        if operand in slot:
+            slot[tv] = slot[operand]
+    out = [[producer[v], producer[v]] for v in local]
+    for v, k in slot.items():
+        last = [u - region[0] for u in uses.get(v, []) if u in region]
+        end = len(region) if v in escaping else max([producer[v], *last])
+        out[k][1] = max(out[k][1], end)
+    return [(a, b) for a, b in out]
+
+
+def generate_pair(n: int, seed: int = 0, packed: bool = False) -> tuple[str, str]:
     dag = random_dag(n, seed)
-    return print_async(dag), print_cmd(dag)
+    return print_async(dag), print_cmd(dag, packed=packed)
 
 
 def main() -> None:
@@ -302,29 +331,31 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
-    print(f"{'dispatches':>10} {'async ops':>10} {'cmd ops':>8} {'parse s':>8} {'check s':>8} {'us/dispatch':>11} {'peak MB':>8} verdict")
+    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}")
+    print(f"{'dispatches':>10} {'slab offsets':>12} {'async ops':>10} {'cmd ops':>8} {'parse s':>8} {'check s':>8} {'us/dispatch':>11} "
+          f"{'Z3 queries':>10} {'peak MB':>8} verdict")
     for n in args.sizes:
-        a_text, c_text = generate_pair(n)
-        t0 = time.perf_counter()
-        before = ir.parse_module(a_text, "async.mlir")
-        after = ir.parse_module(c_text, "cmd.mlir")
-        parse_s = time.perf_counter() - t0
-        times = []
-        verdict = "?"
-        for _ in range(args.repeat):
-            t1 = time.perf_counter()
-            report = check_refinement(before, after)
-            times.append(time.perf_counter() - t1)
-            verdict = report.status
-        tracemalloc.start()  # a separate run: tracing slows Python down
-        check_refinement(before, after)
-        peak = tracemalloc.get_traced_memory()[1] / 1e6
-        tracemalloc.stop()
-        a_ops = sum(1 for _ in before.walk())
-        c_ops = sum(1 for _ in after.walk())
-        med = statistics.median(times)
-        print(f"{n:>10} {a_ops:>10} {c_ops:>8} {parse_s:>8.2f} {med:>8.3f} {1e6 * med / n:>11.1f} {peak:>8.1f} {verdict}")
+        for packed in (False, True):
+            a_text, c_text = generate_pair(n, packed=packed)
+            t0 = time.perf_counter()
+            before = ir.parse_module(a_text, "async.mlir")
+            after = ir.parse_module(c_text, "cmd.mlir")
+            parse_s = time.perf_counter() - t0
+            times = []
+            for _ in range(args.repeat):
+                t1 = time.perf_counter()
+                report = check_refinement(before, after)
+                times.append(time.perf_counter() - t1)
+            tracemalloc.start()  # a separate run: tracing slows Python down
+            check_refinement(before, after)
+            peak = tracemalloc.get_traced_memory()[1] / 1e6
+            tracemalloc.stop()
+            a_ops = sum(1 for _ in before.walk())
+            c_ops = sum(1 for _ in after.walk())
+            med = statistics.median(times)
+            kind = "pack (sym)" if packed else "concrete"
+            print(f"{n:>10} {kind:>12} {a_ops:>10} {c_ops:>8} {parse_s:>8.2f} {med:>8.3f} {1e6 * med / n:>11.1f} "
+                  f"{report.solver_queries:>10} {peak:>8.1f} {report.status}")
 
 
 if __name__ == "__main__":

@@ -197,6 +197,9 @@ class Facts:
         (False), or does it depend (None)?"""
         if (a, n, b, m) in self._disjoint:
             return True
+        d = self.ints.sub(b, a)
+        if type(d) is int and type(n) is int and type(m) is int:
+            return d >= n or -d >= m  # type: ignore[operator]  # the offsets differ by a constant
         left = self.le(self.ints.add(a, n), b)
         if left is True:
             return True
