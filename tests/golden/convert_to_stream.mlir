@@ -15,7 +15,6 @@ func.func @single(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 // CHECK: util.return %[[VIEW]] : !hal.buffer_view
 
 // -----
-
 // `iree.abi.consume` and `iree.abi.output` arguments are imported with `consume`; a tied result reuses the operand's resource and size.
 func.func @owned(%acc: tensor<16xf32> {iree.abi.output = 0 : index}, %b: tensor<16xf32> {iree.abi.consume}, %c: tensor<16xf32>) -> tensor<16xf32> {
   %r = flow.dispatch @add(%acc, %c) : (tensor<16xf32>, tensor<16xf32>) -> %acc
@@ -30,7 +29,6 @@ func.func @owned(%acc: tensor<16xf32> {iree.abi.output = 0 : index}, %b: tensor<
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@dev0>) @add(%[[ACC]], %[[C]]) : (tensor<16xf32> in !stream.resource<*>{%[[S]]}, tensor<16xf32> in !stream.resource<*>{%[[S]]}) -> tensor<16xf32> in %[[ACC]]{%[[S]]}
 
 // -----
-
 // An op placed on another device gets its operand by an explicit transfer (issued on the device where the value lives), and its result comes back by one; one transfer serves every consumer on that device.
 func.func @two_devices(%x: tensor<8xf32>) -> tensor<8xf32> {
   %a = flow.dispatch @relu(%x) {stream.affinity = #hal.device.affinity<@dev1>} : (tensor<8xf32>) -> tensor<8xf32>
@@ -51,7 +49,6 @@ func.func @two_devices(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@dev0>) @mul(%[[C]], %[[X]])
 
 // -----
-
 // flow.tensor.transfer becomes stream.async.transfer from where the value lives to the target, also when both are one device (elide-async-copies removes that one); a promise names a device.
 func.func @transfers(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
   %y = flow.dispatch @scale(%x) {stream.affinity = #hal.device.affinity<@dev0>} : (tensor<4xi32>) -> tensor<4xi32>
@@ -68,7 +65,6 @@ func.func @transfers(%x: tensor<4xi32>) -> (tensor<4xi32>, tensor<4xi32>) {
 // CHECK: stream.async.cast on(#hal.device.affinity<@dev0>) %[[SAME]]
 
 // -----
-
 // Dynamic dims: an argument's dims come from the first op that spells them, sizes are stream.tensor.sizeof of the shaped type, and the export carries the dims.
 func.func @dynamic(%n: index, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %y = flow.dispatch @relu(%x) : (tensor<?x4xf32>{%n}) -> tensor<?x4xf32>{%n}
@@ -81,7 +77,6 @@ func.func @dynamic(%n: index, %x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK: stream.tensor.export on(#hal.device.affinity<@dev0>) %{{.+}} : tensor<?x4xf32>{%n} in !stream.resource<external>{%[[S]]} -> !hal.buffer_view
 
 // -----
-
 // Values that can be made anywhere follow their consumers: the splat and the argument land on @dev1, which uses them, instead of being made on @dev0 and transferred.
 func.func @creators(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %cst = arith.constant 1.0 : f32
@@ -96,7 +91,6 @@ func.func @creators(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@dev1>) @add(%{{.+}}, %[[S]])
 
 // -----
-
 // The function's stream.affinity places its compute and its arguments; the module default applies to functions without one.
 module attributes {stream.affinity.default = #hal.device.affinity<@gpu>} {
   func.func @on_function(%x: tensor<4xf32>) -> tensor<4xf32> attributes {stream.affinity = #hal.device.affinity<@cpu>} {
@@ -117,3 +111,47 @@ module attributes {stream.affinity.default = #hal.device.affinity<@gpu>} {
 // CHECK: stream.tensor.import on(#hal.device.affinity<@gpu>)
 // CHECK: stream.tensor.empty on(#hal.device.affinity<@gpu>) : tensor<4xf32> in !stream.resource<*>
 // CHECK: stream.tensor.dispatch on(#hal.device.affinity<@gpu>) @relu
+
+// -----
+// Slices, updates and dense constants become their stream.tensor forms with element indices; data-access ops run where their data lives.
+func.func @data(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %s = flow.tensor.slice %x[%c2, %c0 for %c2, %c4] : tensor<8x4xf32> -> tensor<2x4xf32>
+  %y = flow.dispatch @add(%s, %cst) : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %u = flow.tensor.update %y, %x[%c0, %c0] : tensor<2x4xf32> -> %x as tensor<8x4xf32>
+  return %u : tensor<8x4xf32>
+}
+// CHECK-LABEL: util.func public @data
+// CHECK: %[[X:.+]] = stream.async.cast {{.+}} %{{.+}} : !stream.resource<external>{%[[XS:.+]]} -> !stream.resource<*>{%[[XS]]}
+// CHECK: %[[CS:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<2x4xf32> : index
+// CHECK: %[[CST:.+]] = stream.tensor.constant on(#hal.device.affinity<@dev0>) : tensor<2x4xf32> in !stream.resource<*> = dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
+// CHECK: %[[S:.+]] = stream.tensor.slice on(#hal.device.affinity<@dev0>) %[[X]][%c2, %c0 for %c2, %c4] : tensor<8x4xf32> in !stream.resource<*>{%[[XS]]} -> tensor<2x4xf32> in !stream.resource<*>{%[[CS]]}
+// CHECK: %[[Y:.+]] = stream.tensor.dispatch on(#hal.device.affinity<@dev0>) @add(%[[S]], %[[CST]])
+// CHECK: stream.tensor.update on(#hal.device.affinity<@dev0>) %[[Y]], %[[X]][%c0, %c0] : tensor<2x4xf32> in !stream.resource<*>{%[[CS]]} -> tensor<8x4xf32> in %[[X]] as !stream.resource<*>{%[[XS]]}
+
+// -----
+// A host load slices out the element and moves it to a staging resource; a one-element tensor moves whole; a store becomes a one-element fill on the device.
+func.func @host(%x: tensor<4x4xi32>, %one: tensor<1xi32>) -> (i32, i32, tensor<4x4xi32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0 = arith.constant 0 : index
+  %v = flow.tensor.load %x[%c1, %c2] : tensor<4x4xi32>
+  %w = flow.tensor.load %one[%c0] : tensor<1xi32>
+  %s = flow.tensor.store %w, %x[%c2, %c1] : tensor<4x4xi32>
+  return %v, %w, %s : i32, i32, tensor<4x4xi32>
+}
+// CHECK-LABEL: util.func public @host
+// CHECK-SAME: -> (i32, i32, !hal.buffer_view)
+// CHECK: %[[X:.+]] = stream.async.cast {{.+}} -> !stream.resource<*>{%[[XS:.+]]}
+// CHECK: %[[ONE:.+]] = stream.async.cast {{.+}} -> !stream.resource<*>{%[[OS:.+]]}
+// CHECK: %[[ES:.+]] = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<1x1xi32> : index
+// CHECK: %[[EL:.+]] = stream.tensor.slice on(#hal.device.affinity<@dev0>) %[[X]][%c1, %c2 for %c1, %c1] : tensor<4x4xi32> in !stream.resource<*>{%[[XS]]} -> tensor<1x1xi32> in !stream.resource<*>{%[[ES]]}
+// CHECK: %[[ST:.+]] = stream.async.transfer on(#hal.device.affinity<@dev0>) %[[EL]] {{.+}} -> to(#hal.device.affinity<@dev0>) !stream.resource<staging>{%[[ES]]}
+// CHECK: %[[V:.+]] = stream.tensor.load %[[ST]][%c0, %c0] : tensor<1x1xi32> in !stream.resource<staging>{%[[ES]]} -> i32
+// CHECK: %[[OST:.+]] = stream.async.transfer on(#hal.device.affinity<@dev0>) %[[ONE]] {{.+}} !stream.resource<staging>{%[[OS]]}
+// CHECK: %[[W:.+]] = stream.tensor.load %[[OST]][%c0] : tensor<1xi32> in !stream.resource<staging>{%[[OS]]} -> i32
+// CHECK: stream.tensor.fill on(#hal.device.affinity<@dev0>) %[[W]], %[[X]][%c2, %c1 for %c1, %c1] : i32 -> tensor<4x4xi32> in %[[X]] as !stream.resource<*>{%[[XS]]}
+// CHECK: util.return %[[V]], %[[W]], %{{.+}} : i32, i32, !hal.buffer_view

@@ -21,7 +21,6 @@ util.func public @dispatch(%arg0: !hal.buffer_view) -> !hal.buffer_view {
 // CHECK: %{{.+}}:2 = stream.async.dispatch on(#hal.device.affinity<@dev0>) @k(%[[X]][%[[C0]] to %[[C128]] for %[[C128]]]) {streamproof.binding_types = [tensor<4x8xf32>, tensor<8xi16>]} : (!stream.resource<*>{%[[C128]]}) -> (!stream.resource<*>{%[[C16]]}, %[[X]]{%[[C128]]})
 
 // -----
-
 // Dynamic sizes are the dims times the static part; dynamic dims of the bindings are appended as trailing index operands, in binding order.
 util.func public @dynamic(%n: index, %m: index, %arg0: !hal.buffer_view) -> !hal.buffer_view {
   %0 = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<?x4xf32>{%n} : index
@@ -42,7 +41,6 @@ util.func public @dynamic(%n: index, %m: index, %arg0: !hal.buffer_view) -> !hal
 // CHECK: stream.async.dispatch on(#hal.device.affinity<@dev0>) @k(%[[X]][%c0 to %[[S0]] for %[[S0]]], %m, %n, %m, %n) {streamproof.binding_types = [tensor<?x4xf32>, tensor<?x?xf16>]} : (!stream.resource<*>{%[[S0]]}, index, index, index, index) -> !stream.resource<*>{%[[S1]]}
 
 // -----
-
 // A strided (non-contiguous) box with constant bounds becomes one copy per contiguous run: into a fresh alloca for a slice, into the target for an update.
 util.func public @strided(%arg0: !hal.buffer_view) -> !hal.buffer_view {
   %c0 = arith.constant 0 : index
@@ -68,7 +66,6 @@ util.func public @strided(%arg0: !hal.buffer_view) -> !hal.buffer_view {
 // CHECK: stream.async.cast on(#hal.device.affinity<@dev0>) %[[U1]]
 
 // -----
-
 // Host loads and stores address the element's byte offset; empty, constant and clone become alloca, constant and clone.
 util.func public @host(%v: i32) -> (i32, !hal.buffer_view) {
   %c0 = arith.constant 0 : index
@@ -94,7 +91,6 @@ util.func public @host(%v: i32) -> (i32, !hal.buffer_view) {
 // CHECK: util.return %[[V]]
 
 // -----
-
 // Constant fill and splat patterns fold at compile time: f32 1.0 is the i32 1065353216, f16 2.0 the i16 16384, and a pattern whose bytes are all equal narrows to i8.
 util.func public @constant_patterns() -> (!hal.buffer_view, !hal.buffer_view) {
   %one = arith.constant 1.0 : f32
@@ -121,3 +117,33 @@ util.func public @constant_patterns() -> (!hal.buffer_view, !hal.buffer_view) {
 // CHECK: %[[S:.+]] = stream.async.splat on(#hal.device.affinity<@dev0>) %[[ZERO]] : i8 -> !stream.resource<*>{%c16}
 // CHECK: stream.async.fill on(#hal.device.affinity<@dev0>) %[[ONE]], %[[S]][%c8 to %c16 for %c8] : i32 -> %[[S]] as !stream.resource<*>{%c16}
 // CHECK: stream.async.splat on(#hal.device.affinity<@dev0>) %[[TWO]] : i16 -> !stream.resource<*>{%c16}
+
+// -----
+// Splat and fill patterns are the element's bits as an integer of its width: a constant folds (bytes all equal narrow to i8), a dynamic value is bitcast.
+util.func public @patterns(%v: f32) -> !hal.buffer_view {
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %h = arith.constant 2.0 : f16
+  %0 = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<4xf32> : index
+  %1 = stream.tensor.splat on(#hal.device.affinity<@dev0>) %one : f32 -> tensor<4xf32> in !stream.resource<*>{%0}
+  %2 = stream.tensor.splat on(#hal.device.affinity<@dev0>) %zero : f32 -> tensor<4xf32> in !stream.resource<*>{%0}
+  %3 = stream.tensor.splat on(#hal.device.affinity<@dev0>) %v : f32 -> tensor<4xf32> in !stream.resource<*>{%0}
+  %4 = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<8xf16> : index
+  %5 = stream.tensor.splat on(#hal.device.affinity<@dev0>) %h : f16 -> tensor<8xf16> in !stream.resource<*>{%4}
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %6 = stream.tensor.fill on(#hal.device.affinity<@dev0>) %v, %1[%c1 for %c2] : f32 -> tensor<4xf32> in %1 as !stream.resource<*>{%0}
+  %7 = stream.async.cast on(#hal.device.affinity<@dev0>) %6 : !stream.resource<*>{%0} -> !stream.resource<external>{%0}
+  %8 = stream.tensor.export on(#hal.device.affinity<@dev0>) %7 : tensor<4xf32> in !stream.resource<external>{%0} -> !hal.buffer_view
+  util.return %8 : !hal.buffer_view
+}
+// CHECK-LABEL: util.func public @patterns
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1065353216 : i32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i8
+// CHECK-DAG: %[[TWO:.+]] = arith.constant 16384 : i16
+// CHECK: %[[A:.+]] = stream.async.splat on(#hal.device.affinity<@dev0>) %[[ONE]] : i32 -> !stream.resource<*>{%c16}
+// CHECK: stream.async.splat on(#hal.device.affinity<@dev0>) %[[ZERO]] : i8 -> !stream.resource<*>{%c16}
+// CHECK: %[[BITS:.+]] = arith.bitcast %v : f32 to i32
+// CHECK: stream.async.splat on(#hal.device.affinity<@dev0>) %[[BITS]] : i32 -> !stream.resource<*>{%c16}
+// CHECK: stream.async.splat on(#hal.device.affinity<@dev0>) %[[TWO]] : i16 -> !stream.resource<*>{%c16}
+// CHECK: stream.async.fill on(#hal.device.affinity<@dev0>) %[[BITS]], %[[A]][%c4 to %c12 for %c8] : i32 -> %[[A]] as !stream.resource<*>{%c16}
