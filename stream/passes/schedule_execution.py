@@ -3,10 +3,10 @@
 Every streamable async op (dispatches, splats, clones, slices, fills, updates, copies, transfers,
 allocas, constants) moves into a `stream.async.execute` region on one device, following the
 `Partitioning` analysis (`stream.analysis.partitioning`): ops are grouped by device, by the number
-of device changes on their longest dependency path, and by the side-effecting host ops before them.
-Independent work of different devices therefore lands in different regions that do not wait for
-each other, where IREE 3.13 makes one device's region wait for the other's (see
-`tests/data/iree/i_multidevice_overlap`). Cheap ops (splats, allocas, clones, dispatches that read
+of device changes on their longest dependency path into them and out of them, and by the
+side-effecting host ops before them. Independent work of different devices therefore lands in
+different regions that do not wait for each other, where IREE 3.13 makes one device's region wait
+for the other's (see `tests/data/iree/i_multidevice_overlap`). Cheap ops (splats, allocas, clones, dispatches that read
 nothing) are duplicated into each consuming region of their device; `async.barrier`s are dropped
 after steering the partitioning.
 
@@ -15,8 +15,11 @@ to a capture when written in place there), and awaits the timepoints its ops awa
 a region result outside the region goes through a host `stream.timepoint.await` placed right
 before the first op that needs it, and so does a value whose storage a region touches before an
 op that writes it (a storage hazard without data flow); `propagate-timepoints` later turns the
-awaits that feed other regions into device-side waits. Host ops keep their relative order where it
-matters (side-effecting ones); regions are issued as early as their dependencies allow.
+awaits that feed other regions into device-side waits. (IREE places these awaits right after the
+region; placing them at the first use lets the host issue independent regions first.) Before the
+function returns, the host also waits for any region nobody waited for, so that no access to the
+caller's memory outlives the call. Host ops keep their relative order where it matters
+(side-effecting ones); regions are issued as early as their dependencies allow.
 
 Invariant established: no streamable op remains outside an execute region; every region has one
 affinity; regions and host ops appear in an order that respects every use-def edge and every
