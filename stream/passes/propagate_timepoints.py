@@ -15,7 +15,9 @@ has blocked on it. This pass rebuilds each function's timeline so that:
   issued, or one that another awaited timepoint already implies (regions awaiting regions), is not
   awaited again;
 * `stream.timepoint.barrier` becomes the timepoint its resource is covered by, and joins or
-  immediates nobody uses any more are dropped.
+  immediates nobody uses any more are dropped;
+* before the function returns, the host waits for every region it has not waited for yet (one
+  whose results are dropped still touches memory the caller owns once the call returns).
 
 Like IREE's PropagateTimepoints this works per function on straight-line code; values crossing
 calls, globals or branches keep their awaits (calls and globals are host ops here).
