@@ -201,7 +201,7 @@ def _example(ctx: Context, conditions: list[z3.BoolRef]) -> dict[str, int]:
     model = ctx.facts.solver.model()
     out: dict[str, int] = {}
     for sym in ctx.ints._sym_list:
-        if sym.key and sym.key[0] in ("arg", "argsize"):
+        if sym.key and sym.key[0] in ("arg", "argsize", "pack"):
             v = model.eval(ctx.ints.z3_sym(sym), model_completion=False)
             if isinstance(v, z3.IntNumRef):
                 out[sym.label] = v.as_long()

@@ -88,9 +88,10 @@ def _pack(m: Machine, op: Op) -> None:
     if len(bounds) != 2 * len(sizes):
         raise Undecided(f"{op.name}: {len(bounds)} interval bounds for {len(sizes)} slices")
     base = m.integer(v.offset) if v.offset is not None else 0
-    where = f"pack@{op.location.line}:{op.location.col}"
-    total = m.ints.sym(("pack", m.program, id(op), "total"), f"{where}.total")
-    offsets = [m.ints.sym(("pack", m.program, id(op), i), f"{where}.offset{i}") for i in range(len(sizes))]
+    hint = op.results[0].name_hint
+    names = [f"%{hint}#{i}" if hint else f"pack@{op.location.line}:{op.location.col}#{i}" for i in range(len(op.results))]
+    total = m.ints.sym(("pack", m.program, id(op), "total"), names[0])
+    offsets = [m.ints.sym(("pack", m.program, id(op), i), names[i + 1]) for i in range(len(sizes))]
     facts = m.facts
     for o, n in zip(offsets, sizes):
         facts.assume_nonneg(n)

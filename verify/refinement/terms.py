@@ -377,7 +377,8 @@ class Terms:
         parts = []
         for s in bs.segs[:6]:
             inner = s.atom.label(self, depth)
-            off = "" if type(s.offset) is int and s.offset == 0 else f"@{self.ints.render(s.offset)}"
+            text = self.ints.render(s.offset)
+            off = "" if text == "0" else f"@({text})" if " " in text else f"@{text}"
             parts.append(f"{inner}{off}[{self.ints.render(s.length)}]")
         if len(bs.segs) > 6:
             parts.append(f"... ({len(bs.segs) - 6} more)")
