@@ -146,26 +146,31 @@ class Memory:
         return out
 
     def _resolve(self, alloc: Allocation, a: IntExpr, b: IntExpr, level: int, out: list[Piece]) -> None:
+        """Append the pieces of `[a, b)` as seen from `level` down (newest layer first)."""
         ints = self.terms.ints
-        d = ints.sub(b, a)
-        if type(d) is int and d <= 0:
+        n = ints.sub(b, a)
+        if type(n) is int and n <= 0:
             return
-        if level < 0:
-            out.append(Piece(a, b, self.terms.slice(alloc.base, a, d), None))
-            return
-        layer = alloc.layers[level]
-        if isinstance(layer, ConcreteLayer):
-            if type(a) is int and type(b) is int:
-                self._resolve_concrete(alloc, layer, a, b, level, out)
-            else:
+        while level >= 0:
+            layer = alloc.layers[level]
+            if isinstance(layer, ConcreteLayer):
+                if type(a) is int and type(b) is int:
+                    self._resolve_concrete(alloc, layer, a, b, level, out)
+                    return
                 for p in layer.pieces:
-                    a = self._against(alloc, p, a, b, level, out)
-                    if a is b:
+                    rest = self._against(alloc, p, a, b, n, level, out)
+                    if rest is not a:
+                        if rest is b:
+                            return
+                        a, n = rest, ints.sub(b, rest)
+            else:
+                rest = self._against(alloc, layer.piece, a, b, n, level, out)
+                if rest is not a:
+                    if rest is b:
                         return
-                self._resolve(alloc, a, b, level - 1, out)
-            return
-        a = self._against(alloc, layer.piece, a, b, level, out)
-        self._resolve(alloc, a, b, level - 1, out)
+                    a, n = rest, ints.sub(b, rest)
+            level -= 1
+        out.append(Piece(a, b, self.terms.slice(alloc.base, a, n), None))
 
     def _resolve_concrete(self, alloc: Allocation, layer: ConcreteLayer, a: int, b: int, level: int, out: list[Piece]) -> None:
         starts, pieces = layer.starts, layer.pieces
@@ -190,15 +195,14 @@ class Memory:
         if pos < b:
             self._resolve(alloc, pos, b, level - 1, out)
 
-    def _against(self, alloc: Allocation, w: Piece, a: IntExpr, b: IntExpr, level: int, out: list[Piece]) -> IntExpr:
-        """Resolve the part of `[a, b)` before `w` below `level`, take the part `w` covers, and
-        return where the rest (after `w`) starts. `w` is assumed to lie left to right relative to
-        the pieces visited before it (true inside one layer, trivially true for a single write).
-        Returns `b` itself when nothing is left."""
-        ints, facts = self.terms.ints, self.facts
-        sub = ints.sub
+    def _against(self, alloc: Allocation, w: Piece, a: IntExpr, b: IntExpr, n: IntExpr, level: int, out: list[Piece]) -> IntExpr:
+        """Against the write `w`, the read `[a, b)` (`n` bytes): resolve the part before `w`
+        below `level`, take the part `w` covers, and return where the rest starts (`a` itself
+        when `w` is elsewhere, `b` itself when nothing is left). Inside one layer the pieces are
+        visited left to right, so what lies before `w` is not covered by a later piece."""
+        facts = self.facts
         wlo, whi = w.lo, w.hi
-        if facts.disjoint(a, sub(b, a), wlo, sub(whi, wlo)) is True:
+        if facts.disjoint(a, n, wlo, w.data.length) is True:
             return a
         lo = a if facts.must_le(wlo, a, "write start against read start") else wlo
         hi = b if facts.must_le(b, whi, "read end against write end") else whi
