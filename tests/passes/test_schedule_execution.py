@@ -3,6 +3,10 @@ diagnostics, fault injection, and end-to-end runs of flow-level programs."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scheduling_helpers import (
@@ -189,3 +193,17 @@ def test_flow_overlap_program_runs_devices_concurrently() -> None:
     waits = awaited_by(scheduled)
     (first,) = [r for r in waits if dispatch_entries(r) == {"matmul"} and "dev0" in str(r.properties.get("affinity"))]
     assert waits[first] == set()
+
+
+def test_cli_reports_refused_control_flow_with_exit_code_2(tmp_path: Path) -> None:
+    source = tmp_path / "multi_block.mlir"
+    source.write_text(MULTI_BLOCK.replace("cf.cond_br %c, ^bb1, ^bb1", '"cf.br"()[^bb1] : () -> ()'))
+    proc = subprocess.run(
+        [sys.executable, "-m", "streamproof", "compile", str(source), "--pass-pipeline=schedule-execution", "--no-verify"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "error: schedule-execution: @f has 2 blocks" in proc.stderr
+    assert "Traceback" not in proc.stderr
