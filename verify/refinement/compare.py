@@ -225,8 +225,10 @@ class Comparer:
             observation = "AFTER has uninitialized bytes where BEFORE has defined ones"
         elif aa is ab:
             observation = "AFTER takes them from another offset of the same value"
-        elif aa.id in creators_before or aa.id not in creators_after:
-            observation = "AFTER has other bytes of the program here"
+        elif aa.id in creators_before:
+            observation = "AFTER puts bytes here that BEFORE computes too, but elsewhere"
+        elif aa.id not in creators_after:
+            observation = "AFTER has other input bytes here"
         else:
             return Blame(creators_after[aa.id], f"{context_reason}: AFTER computes different bytes", before, after)
         return Blame(context, f"{context_reason}: {observation}", before, after)
