@@ -1,4 +1,5 @@
-"""Helpers shared by the runtime tests (imported as `rt_support`)."""
+"""Helpers and fixtures shared by the runtime tests (imported as `rt_support`; deliberately not a
+conftest.py, so that other directories' `from conftest import ...` never find this one)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 import stream.ir as ir
+from runtime.kernels import load_kernel_file
 
 HERE = Path(__file__).resolve().parent
 ROOT_DIR = HERE.parent.parent
@@ -40,3 +42,9 @@ def bounded(fn: Callable[[], Any], seconds: float = 20.0) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+@pytest.fixture(scope="session")
+def iree_kernels() -> None:
+    """Register the kernels of tests/runtime/iree_kernels.py (IREE dispatch symbols)."""
+    load_kernel_file(HERE / "iree_kernels.py")

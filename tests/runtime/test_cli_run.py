@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rt_support import DATA, HERE, ROOT_DIR
+from rt_support import DATA, HERE, ROOT_DIR, iree_kernels  # noqa: F401 (the iree_kernels fixture)
 
 from streamproof.cli import main
 
@@ -56,7 +56,8 @@ def test_iree_stage_with_kernels_file_and_trace(capsys: pytest.CaptureFixture[st
     assert any(e.get("ph") == "X" for e in json.loads(trace.read_text())["traceEvents"])
 
 
-def test_races_exit_one_and_print_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path, iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_races_exit_one_and_print_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = run(capsys, str(DATA / "d_inplace" / "10_elide_timepoints.mlir"), "--function", "kv_update",
                          "--kernels", str(KERNELS), "--check-races")
     assert code == 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rt_support import DATA, DRIVERS, parse
+from rt_support import DATA, DRIVERS, iree_kernels, parse  # noqa: F401 (the iree_kernels fixture)
 
 from runtime import run_module
 
@@ -56,10 +56,11 @@ CASES = {
 }
 
 
+@pytest.mark.usefixtures("iree_kernels")
 @pytest.mark.parametrize("driver", DRIVERS)
 @pytest.mark.parametrize("stage", STAGES)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_iree_stage_gives_numpy_results(iree_kernels: None, name: str, stage: str, driver: str) -> None:
+def test_iree_stage_gives_numpy_results(name: str, stage: str, driver: str) -> None:
     program, expected_fn, make_inputs = CASES[name]
     path = DATA / program / f"{stage}.mlir"
     module = parse(path.read_text(), str(path))
@@ -78,7 +79,8 @@ def test_iree_stage_gives_numpy_results(iree_kernels: None, name: str, stage: st
     assert kinds == (["BORROWED_INPUT_MUTATED"] if program == "d_inplace" else [])
 
 
-def test_kv_update_borrowed_write_names_the_import(iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_kv_update_borrowed_write_names_the_import() -> None:
     """IREE 3.13 writes into the non-consumed `%cache` (argument 0) of @kv_update (IREE #16168)."""
     path = DATA / "d_inplace" / "10_elide_timepoints.mlir"
     module = parse(path.read_text(), str(path))
@@ -91,7 +93,8 @@ def test_kv_update_borrowed_write_names_the_import(iree_kernels: None) -> None:
     assert "stream.cmd.copy" in finding.second
 
 
-def test_stage_07_leaks_are_warnings(iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_stage_07_leaks_are_warnings() -> None:
     """Before automatic-reference-counting (IREE stage 07) the cross-device transient of @two_dev
     is never deallocated: a LEAK warning, which does not count as an error."""
     path = DATA / "f_multidevice" / "07_schedule_allocation.mlir"
@@ -102,7 +105,8 @@ def test_stage_07_leaks_are_warnings(iree_kernels: None) -> None:
     assert result.findings[0].severity == "warning" and not result.errors
 
 
-def test_iree_multidevice_pools_count_peak_bytes(iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_iree_multidevice_pools_count_peak_bytes() -> None:
     """Per-device pools: @two_dev allocates 4096 + 16384 bytes on device_b's side (the optimal
     placement picks device_a first for the shared transient) and 4096 on device_a."""
     path = DATA / "f_multidevice" / "10_elide_timepoints.mlir"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from rt_support import DATA, DRIVERS, HERE, parse
+from rt_support import DATA, DRIVERS, HERE, iree_kernels, parse  # noqa: F401 (the iree_kernels fixture)
 
 from runtime import ExecutionError, RunResult, run_module
 
@@ -152,7 +152,8 @@ def test_never_fires_on_correct_programs_over_many_seeds(program: str) -> None:
         assert run_module(module, args, driver="chaos", seed=seed, check_races=True).findings == []
 
 
-def test_never_fires_on_iree_diamond_over_many_seeds(iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_never_fires_on_iree_diamond_over_many_seeds() -> None:
     path = DATA / "b_diamond" / "10_elide_timepoints.mlir"
     module = parse(path.read_text(), str(path))
     xs = [np.full((64, 64), 0.01 * i, np.float32) for i in range(5)]

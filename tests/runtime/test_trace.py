@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rt_support import DATA, DRIVERS, HERE, parse
+from rt_support import DATA, DRIVERS, HERE, iree_kernels, parse  # noqa: F401 (the iree_kernels fixture)
 
 from runtime import run_module
 from runtime.trace import Tracer, check_nesting
@@ -68,7 +68,8 @@ def test_trace_of_a_two_device_program(driver: str, tmp_path: Path) -> None:
         assert max(series) == 64 and series[-1] == 0
 
 
-def test_concurrent_children_on_pool_lanes_keep_tracks_nested(iree_kernels: None) -> None:
+@pytest.mark.usefixtures("iree_kernels")
+def test_concurrent_children_on_pool_lanes_keep_tracks_nested() -> None:
     path = DATA / "b_diamond" / "10_elide_timepoints.mlir"
     module = parse(path.read_text(), str(path))
     xs = [np.ones((64, 64), np.float32) for _ in range(5)]
