@@ -174,7 +174,7 @@ class _Solver:
     out: InputAffinity
     pending: set[Value] = field(default_factory=set)  # rule-5 values waiting for their consumers
     follows: dict[Op, Value] = field(default_factory=dict)  # rule-4 ops waiting for their operand
-    creators: list[Op] = field(default_factory=list)
+    creators: set[Op] = field(default_factory=set)
 
     def run(self) -> None:
         body = self.func.body
@@ -233,7 +233,7 @@ class _Solver:
                 if self.func_aff is not None:
                     self._place(op, self.func_aff)
                 else:
-                    self.creators.append(op)
+                    self.creators.add(op)
                     self.pending.update(op.results)
             else:
                 spec = spec_of(op)

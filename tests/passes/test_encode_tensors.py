@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import struct
+
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import stream.ir as ir
+from stream.ir.attributes import BoolAttr, FloatAttr, IntegerAttr
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import BF16, F16, F32, I1, I64
 from stream.ir.verifier import verify_structure
+from stream.passes import PASSES
+from stream.passes.encode_tensors import MAX_RUNS, _bits, _narrow, contiguous_runs
 
 UNSCHEDULED = """
 util.func public @f(%arg0: !hal.buffer_view) -> !hal.buffer_view {
@@ -44,18 +53,6 @@ def test_structure_rejects_unknown_lifetimes_once_scheduled() -> None:
 
 
 # -- byte ranges -----------------------------------------------------------------------------------
-import struct  # noqa: E402
-
-import numpy as np  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from stream.ir.attributes import BoolAttr, FloatAttr, IntegerAttr  # noqa: E402
-from stream.ir.types import BF16, F16, F32, I1, I64  # noqa: E402
-from stream.passes import PASSES  # noqa: E402
-from stream.passes.encode_tensors import MAX_RUNS, _bits, _narrow, contiguous_runs  # noqa: E402
-
-
 @st.composite
 def boxes(draw: st.DrawFn) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
     shape = tuple(draw(st.lists(st.integers(1, 5), min_size=1, max_size=4)))
