@@ -449,7 +449,9 @@ def parse_attr_styled(p: Parser, attr: Attr) -> Attribute:
         tok = p.lexer.next()
         if tok.kind not in ("int", "hexint"):
             raise p.error(f"expected an integer, found '{tok.text}'", tok)
-        value = int(tok.text, 0)
+        from stream.ir.parse_attrs import int_literal
+
+        value = int_literal(tok.text)
         return IntegerAttr(-value if neg else value, attr.int_type)
     if style == "string":
         tok = p.lexer.next()

@@ -17,22 +17,25 @@ from stream.ir.diagnostics import DiagnosticError, SourceFile
 __all__ = ["Token", "Lexer"]
 
 _SKIP = re.compile(r"(?:\s+|//[^\n]*)*")
+# A string literal with MLIR's escapes only: \n \t \" \\ and two hex digits.
+_STRING = r'"(?:[^"\\\n]|\\(?:[nt"\\]|[0-9a-fA-F]{2}))*"'
 _TOKEN = re.compile(
     r"""
     (?P<percent>%[\w$.\-]+(?:\#\d+)?)
   | (?P<caret>\^[\w$.\-]+)
-  | (?P<at>@(?:[\w$.\-]+|"(?:[^"\\\n]|\\.)*"))
+  | (?P<at>@(?:[\w$.\-]+|STRING))
   | (?P<hash>\#[\w$.\-]+)
   | (?P<bang>![\w$.\-]+)
-  | (?P<string>"(?:[^"\\\n]|\\.)*")
+  | (?P<string>STRING)
   | (?P<float>\d+\.\d*(?:[eE][+\-]?\d+)?)
   | (?P<hexint>0x[0-9a-fA-F]+)
   | (?P<int>\d+)
   | (?P<bare>[A-Za-z_][\w$.]*)
   | (?P<punct>->|=>|::|\.\.\.|[()\[\]{}<>,:=?*+\-|^!\#])
-    """,
+    """.replace("STRING", _STRING),
     re.VERBOSE,
 )
+_BAD_ESCAPE = re.compile(r'\\(?![nt"\\]|[0-9a-fA-F]{2})')
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,7 @@ class Lexer:
             return Token("eof", "", pos, pos)
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise self.error_at(pos, f"unexpected character '{text[pos]}'")
+            raise self._bad_token(pos)
         kind = m.lastgroup or "punct"
         self.pos = m.end()
         return Token(kind, m.group(), pos, m.end())
@@ -126,6 +129,19 @@ class Lexer:
                 continue
             i += 1
         raise self.error_at(start, f"unterminated '{open_}': no matching '{close}' before end of input")
+
+    def _bad_token(self, pos: int) -> DiagnosticError:
+        text = self.text
+        quote = pos + 1 if text[pos] == "@" and text.startswith('"', pos + 1) else pos
+        if text[quote] == '"':
+            end = text.find("\n", quote)
+            line = text[quote : end if end != -1 else len(text)]
+            bad = _BAD_ESCAPE.search(line, 1)
+            closing = line.find('"', 1)
+            if bad is not None and (closing == -1 or bad.start() < closing):
+                return self.error_at(quote + bad.start(), "invalid escape in string literal (MLIR knows \\n, \\t, \\\", \\\\ and \\XX)")
+            return self.error_at(quote, "unterminated string literal: no closing '\"' on this line")
+        return self.error_at(pos, f"unexpected character '{text[pos]}'")
 
     # -- diagnostics --------------------------------------------------------------------------
     def location(self, pos: int) -> Location:

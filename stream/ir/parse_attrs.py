@@ -51,7 +51,7 @@ from stream.ir.types import (
     Type,
 )
 
-__all__ = ["AttrParser", "unescape"]
+__all__ = ["AttrParser", "unescape", "int_literal"]
 
 _INT_TYPE = re.compile(r"(s|u)?i([1-9]\d*)\Z")
 _DIMS = re.compile(r"(?:\*x|(?:(?:\d+|\?)x)*)")
@@ -60,6 +60,11 @@ _OPAQUE_BUILTIN_ATTRS = frozenset(
     {"affine_map", "affine_set", "dense_resource", "sparse", "strided", "distinct", "opaque", "loc"}
 )
 _LIFETIMES = {lt.value: lt for lt in Lifetime}
+
+
+def int_literal(text: str) -> int:
+    """An MLIR integer literal: decimal (leading zeros allowed) or `0x` hex."""
+    return int(text, 16) if text.startswith(("0x", "0X")) else int(text, 10)
 
 
 def unescape(literal: str) -> str:
@@ -340,7 +345,7 @@ class AttrParser:
             else:
                 value = round_to_type(float(tok.text), ftype)
             return FloatAttr(-value if neg else value, ftype)
-        ivalue = int(tok.text, 0)
+        ivalue = int_literal(tok.text)
         ivalue = -ivalue if neg else ivalue
         itype = type_ or I64
         if itype == I1:

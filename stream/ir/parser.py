@@ -32,6 +32,14 @@ def is_auto_name(name: str) -> bool:
     return bool(_NUMERIC.match(name) or _AUTO_ARG.match(name))
 
 
+class UnknownSyntaxError(DiagnosticError):
+    """An op in a custom syntax streamproof does not model (`linalg.generic ...`)."""
+
+    @staticmethod
+    def of(error: DiagnosticError) -> UnknownSyntaxError:
+        return UnknownSyntaxError(error.diagnostic, error.extra)
+
+
 @dataclass(frozen=True, slots=True)
 class UnresolvedOperand:
     """A `%name` use whose type is not known yet."""
@@ -300,13 +308,16 @@ class Parser(AttrParser):
     def _unknown_op(self, name: str, tok: Token, known: bool) -> DiagnosticError:
         hint = "; read IREE output in generic form (iree-compile --mlir-print-op-generic)"
         if known:
-            return self.error(f"'{name}' has no pretty form in streamproof{hint}", tok)
-        dialect = name.split(".", 1)[0]
+            return UnknownSyntaxError.of(self.error(f"'{name}' has no pretty form in streamproof{hint}", tok))
         modelled = registered_names()
-        close = difflib.get_close_matches(name, modelled, n=1, cutoff=0.8)
-        if close and any(n.startswith(dialect + ".") for n in modelled):
-            return self.error(f"unknown operation '{name}'; did you mean '{close[0]}'?", tok)
-        return self.error(f"custom assembly of '{name}' is not known to streamproof{hint}", tok)
+        # Inside a function `return` means `func.return`: suggest short names there too.
+        dialect = self._frames[-1].default_dialect
+        short = {n[len(dialect) + 1 :]: n for n in modelled if dialect and n.startswith(dialect + ".")}
+        close = difflib.get_close_matches(name, modelled + list(short), n=1, cutoff=0.8)
+        prefix = name.split(".", 1)[0] + "."
+        if close and (close[0] in short or any(n.startswith(prefix) for n in modelled)):
+            return UnknownSyntaxError.of(self.error(f"unknown operation '{name}'; did you mean '{close[0]}'?", tok))
+        return UnknownSyntaxError.of(self.error(f"custom assembly of '{name}' is not known to streamproof{hint}", tok))
 
     def parse_successor_list(self) -> list[tuple[str, int]]:
         out = []
@@ -381,7 +392,9 @@ class Parser(AttrParser):
         depth = len(self._frames)
         try:
             return self.parse_region(isolated=isolated, default_dialect=default_dialect, implicit_terminator=implicit_terminator)
-        except DiagnosticError:
+        except UnknownSyntaxError:
+            # Only syntax streamproof does not model makes a body verbatim; any other error
+            # in it (a typo, a truncated file) is reported.
             del self._frames[depth:]
             self.lexer.reset(start)
             end = self.lexer.scan_balanced(start, "{", "}")

@@ -25,7 +25,7 @@ from stream.ir.attributes import (
     quote_string,
 )
 from stream.ir.core import Alias, Block, Module, Op, Region, Value
-from stream.ir.spec_registry import lookup
+from stream.ir.spec_registry import RegisteredOp, lookup
 from stream.ir.types import FunctionType, TensorType, Type
 
 __all__ = ["Printer", "print_module", "print_op"]
@@ -258,16 +258,27 @@ class Printer:
             self.write(self.result_groups(op) + " = ")
         spec = None if self.generic else lookup(op.name)
         if spec is not None and spec.has_pretty():
-            name = op.name
-            prefix = self._dialects[-1] + "."
-            if self._dialects[-1] and name.startswith(prefix):
-                name = name[len(prefix) :]
-            self.write(name)
-            spec.print_pretty(self, op)
+            self._print_pretty_or_generic(op, spec)
         else:
             self.print_generic(op)
         if op.loc:
             self.write(" " + op.loc)
+
+    def _print_pretty_or_generic(self, op: Op, spec: RegisteredOp) -> None:
+        """The op's custom syntax, or generic form for a malformed op (unknown properties,
+        missing attributes, wrong group sizes, a signature its body disagrees with), whose
+        custom syntax would not read back the same, as MLIR prints ops that fail to verify."""
+        from stream.ir.verifier import op_shape_errors
+
+        if op_shape_errors(op):
+            self.print_generic(op)
+            return
+        name = op.name
+        prefix = self._dialects[-1] + "."
+        if self._dialects[-1] and name.startswith(prefix):
+            name = name[len(prefix) :]
+        self.write(name)
+        spec.print_pretty(self, op)
 
     def print_generic(self, op: Op) -> None:
         self.write(quote_string(op.name) + "(" + self.values(op.operands) + ")")

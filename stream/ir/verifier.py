@@ -15,14 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stream.ir.attributes import ArrayAttr, IntegerAttr
+from stream.ir.attributes import (
+    AnyAffinity,
+    ArrayAttr,
+    Attribute,
+    IntegerAttr,
+    OpaqueAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TypeAttr,
+    UnitAttr,
+)
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
-from stream.ir.spec import OpSpec, SegmentError, spec_of
-from stream.ir.types import IndexType, Lifetime, ResourceType, TimepointType, Type
+from stream.ir.spec import Attr, OpSpec, SegmentError, spec_of
+from stream.ir.types import I32, INDEX, FunctionType, IndexType, Lifetime, ResourceType, TimepointType, Type
 from stream.ir.walk import FUNCTION_OPS, Function, constant_int, defining_ops
 
-__all__ = ["structural_diagnostics", "verify_structure", "function_level", "LEVEL_ORDER"]
+__all__ = ["structural_diagnostics", "verify_structure", "function_level", "op_shape_errors", "LEVEL_ORDER"]
 
 LEVEL_ORDER = ("input", "tensor", "async", "cmd")
 
@@ -43,15 +53,18 @@ class _Collector:
 
 
 # -- per-op shape checks from the spec -----------------------------------------------------------
-def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> None:
+def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> bool:
+    """Operand and result groups, attributes and regions; False when the groups cannot even be
+    told apart (the op-specific rules then do not run)."""
     try:
         sizes = spec.operand_sizes(op)
     except SegmentError as e:
         c.error(op, f"'{op.name}': {e}")
-        return
+        return False
     if sum(sizes) != len(op.operands):
         c.error(op, f"'{op.name}' has {len(op.operands)} operands but its segment sizes add up to {sum(sizes)}")
-        return
+        return False
+    offset = 0
     for group, n in zip(spec.operands, sizes):
         if group.arity == "single" and n != 1:
             c.error(op, f"'{op.name}' needs exactly one '{group.name}' operand, found {n}")
@@ -59,27 +72,87 @@ def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> None:
             c.error(op, f"'{op.name}' takes at most one '{group.name}' operand, found {n}")
         check = _KIND_CHECK.get(group.kind)
         if check is not None:
-            for v in spec.operand_group(op, group.name):
+            for v in op.operands[offset : offset + n]:
                 if not check(v.type):
                     c.error(op, f"'{op.name}' operand '{group.name}' must be {group.kind}-typed, found {v.type}")
+        offset += n
     try:
         rsizes = spec.result_sizes(op)
     except SegmentError as e:
         c.error(op, f"'{op.name}': {e}")
-        return
+        return False
+    ok = True
     if sum(rsizes) != len(op.results):
         c.error(op, f"'{op.name}' has {len(op.results)} results but its result groups need {sum(rsizes)}")
+        ok = False
+    for key in op.properties:
+        if key not in spec.inherent_attributes:
+            known = ", ".join(sorted(spec.inherent_attributes)) or "none"
+            c.error(op, f"'{op.name}' has no property '{key}' (its properties are: {known})")
+            ok = False
     for attr in spec.attrs:
-        if attr.required and attr.name not in op.properties:
-            c.error(op, f"'{op.name}' requires the '{attr.name}' attribute")
+        value = op.properties.get(attr.name)
+        if value is None:
+            if attr.required:
+                c.error(op, f"'{op.name}' requires the '{attr.name}' attribute")
+                ok = False
+            continue
+        problem = _attr_problem(attr, value)
+        if problem is not None:
+            c.error(op, f"the '{attr.name}' attribute of '{op.name}' must be {problem}, found {value}")
+            ok = False
     if spec.regions and len(op.regions) != len(spec.regions):
         c.error(op, f"'{op.name}' expects {len(spec.regions)} region(s), found {len(op.regions)}")
+        ok = False
     for rspec, region in zip(spec.regions, op.regions):
         if rspec.terminator is None:
             continue
         for block in region.blocks:
             if not block.ops or block.ops[-1].name != rspec.terminator:
                 c.error(op, f"the region of '{op.name}' must end with '{rspec.terminator}'")
+    return ok
+
+
+# What an inherent attribute's value must be, by how its op spells it (`Attr.style`) and, for
+# the attributes IREE's Stream ops share, by name. A value of another kind would print in a way
+# that reads back differently (or not at all).
+def _is_index_list(a: Attribute, allowed: Callable[[int], bool] = lambda v: True, type_: Type = INDEX) -> bool:
+    return isinstance(a, ArrayAttr) and all(isinstance(e, IntegerAttr) and e.type == type_ and allowed(e.value) for e in a.elements)
+
+
+_STYLE_KINDS: dict[str, tuple[str, Callable[[Attr, Attribute], bool]]] = {
+    "symbol_name": ("a symbol name (a string)", lambda s, a: isinstance(a, StringAttr)),
+    "symbol": ("a symbol reference", lambda s, a: isinstance(a, SymbolRefAttr)),
+    "int": ("an integer", lambda s, a: isinstance(a, IntegerAttr) and a.type == s.int_type),
+    "string": ("a string", lambda s, a: isinstance(a, StringAttr)),
+    "type": ("a type", lambda s, a: isinstance(a, TypeAttr)),
+    "unit": ("a unit attribute", lambda s, a: isinstance(a, UnitAttr)),
+    "enum": ("a dialect enum attribute", lambda s, a: isinstance(a, OpaqueAttr) and a.text.startswith(s.enum_prefix + "<") and a.text.endswith(">")),
+}
+_NAME_KINDS: dict[str, tuple[str, Callable[[Attribute], bool]]] = {
+    "sym_visibility": ("one of \"public\", \"private\", \"nested\"", lambda a: isinstance(a, StringAttr) and a.value in ("public", "private", "nested")),
+    "tied_operands": ("a list of operand indices (-1: untied) of type index", lambda a: _is_index_list(a, lambda v: v >= -1)),
+    "entry_points": ("a non-empty list of symbol references", lambda a: isinstance(a, ArrayAttr) and len(a) > 0 and all(isinstance(e, SymbolRefAttr) for e in a)),
+    "resource_accesses": ("a list of access bits (1 ro, 2 wo, 3 rw) of type i32", lambda a: _is_index_list(a, lambda v: v in (1, 2, 3), I32)),
+    "lifetime_intervals": ("a list of index lifetime bounds", lambda a: _is_index_list(a)),
+    "operand_encodings": ("a list of types", lambda a: isinstance(a, ArrayAttr) and all(isinstance(e, TypeAttr) for e in a)),
+    "result_encodings": ("a list of types", lambda a: isinstance(a, ArrayAttr) and all(isinstance(e, TypeAttr) for e in a)),
+    "values": ("a list of attributes", lambda a: isinstance(a, ArrayAttr)),
+    "affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
+    "source_affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
+    "target_affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
+}
+
+
+def _attr_problem(spec: Attr, value: Attribute) -> str | None:
+    """What `value` should have been, or None when it fits."""
+    kind = _STYLE_KINDS.get(spec.style)
+    if kind is not None and not kind[1](spec, value):
+        return kind[0]
+    by_name = _NAME_KINDS.get(spec.name)
+    if by_name is not None and not by_name[1](value):
+        return by_name[0]
+    return None
 
 
 def _sized_resources(values: tuple[Value, ...]) -> int:
@@ -179,6 +252,10 @@ def _check_pack(c: _Collector, op: Op, spec: OpSpec) -> None:
 
 def _check_function(c: _Collector, op: Op) -> None:
     f = Function(op)
+    ftype = op.properties.get("function_type")
+    if not (isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType)):
+        c.error(op, f"the 'function_type' of '{op.name}' must be a function type, found {ftype}")
+        return
     if f.is_declaration:
         return
     entry = f.body
@@ -382,7 +459,8 @@ def structural_diagnostics(module: Module) -> list[Diagnostic]:
             spec = spec_of(op)
             if spec is None:
                 continue
-            _check_shape(c, op, spec)
+            if not _check_shape(c, op, spec):
+                continue
             rule = _RULES.get(op.name)
             if rule is not None:
                 rule(c, op, spec)
@@ -406,6 +484,23 @@ def _check_terminator_positions(c: _Collector, top: Op) -> None:
                     spec = spec_of(inner)
                     if spec is not None and "terminator" in spec.traits:
                         c.error(inner, f"'{inner.name}' must be the last op of its block")
+
+
+def op_shape_errors(op: Op) -> list[str]:
+    """What is wrong with one op's own shape (groups, attributes, regions, op rules), without
+    looking at its surroundings. The printer uses it to fall back to generic form for a
+    malformed op, as MLIR does, instead of failing on it."""
+    spec = spec_of(op)
+    if spec is None:
+        return []
+    c = _Collector()
+    if _check_shape(c, op, spec):
+        rule = _RULES.get(op.name)
+        if rule is not None:
+            rule(c, op, spec)
+        if op.name in FUNCTION_OPS:
+            _check_function(c, op)
+    return [d.message for d in c.diagnostics]
 
 
 def verify_structure(module: Module) -> None:
