@@ -10,9 +10,9 @@ Calling convention (the same for the reference interpreter and for `stream.cmd.d
   scalars), in order, without the dynamic dims that shape the bindings; at the cmd level these are
   the uniform operands minus the trailing dims (docs/CONVENTIONS.md);
 * `outputs` are writable arrays in binding order: the in-place (tied) results first, in the order
-  of the operands they reuse, then the other results in order. A tied output **is** the array of
-  its input (`out is x`), so `np.add(x, y, out=out)` updates in place. At the cmd level these are
-  the `rw` and then the `wo` bindings... in binding order, which the conventions make the same.
+  of the operands they reuse, then the other results in order; at the cmd level, the `rw` and `wo`
+  bindings in binding order (resource operands, then untied results: the same order). A tied
+  output **is** the array of its input (`out is x`), so `np.add(x, y, out=out)` updates in place.
 
 A kernel may instead take only `(*inputs, *scalars)` and return its result(s); they are copied into
 the outputs (shapes must match exactly). Which form a kernel uses is read from its signature.

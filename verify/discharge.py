@@ -77,7 +77,7 @@ class Decider:
         self.dump_dir = dump_dir
         self.dump_prefix = dump_prefix or model.func.name
         self.stats = Stats()
-        self._cache: dict[Cond, Verdict] = {}
+        self._cache: dict[object, Verdict] = {}
         self._times: list[z3.ArithRef] | None = None
 
     # -- entry point ----------------------------------------------------------------------------
@@ -140,11 +140,15 @@ class Decider:
             symbolic.append(conj)
         if not symbolic:
             return Verdict("proved", "constant")
-        key = tuple(symbolic)
+        cond_ = tuple(symbolic)
+        # Queries equal up to a renaming of atoms (the same layout in another region) have the
+        # same answer: each distinct one is solved once. A cached failure is solved again for
+        # its own counterexample values.
+        key = self.model.symbols.canonical(cond_) or cond_
         hit = self._cache.get(key)
-        if hit is not None:
-            return Verdict(hit.status, hit.how, dict(hit.values), hit.reason)
-        v = self._solve(ob, [cond_z3(self.model, key)], cond_exprs(key))
+        if hit is not None and hit.status != "violated":
+            return Verdict(hit.status, hit.how, {}, hit.reason)
+        v = self._solve(ob, [cond_z3(self.model, cond_)], cond_exprs(cond_))
         self._cache[key] = v
         return v
 

@@ -23,7 +23,14 @@ How it decides, and why that is exact (this is the soundness argument of every p
    set of units totally ordered by the graph, so one column per chain suffices):
    `U reaches V (U != V) iff VC[V][chain(U)] >= pos(U)`, where `VC[V][c]` is the highest position
    on chain `c` among V and its ancestors. This is exact for a DAG (TSan's vector clocks, applied
-   to the whole program rather than one run). When the cover is too wide for the memory budget,
+   to the whole program rather than one run). Only units with two or more successors need a
+   column: a unit with exactly one successor `S` reaches `V` iff `V` is `S` or `S` reaches `V`
+   (every path from it starts with that edge), so a query walks such units forward to the first
+   unit with another out-degree (one with no successor reaches nothing). Queue-ordered
+   allocations and joins, which would otherwise form wide antichains, have one successor each,
+   which keeps the cover about as wide as the number of concurrent device streams. A chain may
+   also grow through column-less predecessors: they lead on to the unit, so their own column
+   ancestors are ancestors of it. When the cover is still too wide for the memory budget,
    `before` falls back to an exact backward search bounded by topological index.
 
 No approximation is made anywhere: an ordered pair has a real path, an unordered pair has none,
@@ -95,14 +102,18 @@ class HappensBefore:
                 succs[uu].append(uv)
 
     def _vector_clocks(self, budget: int) -> None:
-        units = self.graph.units
+        units, succs, preds = self.graph.units, self.succs, self.preds
+        column = [len(x) >= 2 for x in succs]
         tails: list[int] = []  # chain -> its current last unit
         host_chain: set[int] = set()
         chain, pos = self.chain, self.pos
         for v in self.topo:
+            if not column[v]:
+                chain[v] = -1
+                continue
             is_host = units[v].kind == "host"
             picked = -1
-            for p in self.preds[v]:
+            for p in _column_ancestors(v, preds, column):
                 c = chain[p]
                 if tails[c] == p and (c in host_chain) == is_host:
                     picked = c
@@ -123,14 +134,14 @@ class HappensBefore:
             self.vc = None  # too wide: exact search per query instead
             return
         vc = np.full((self.n, width), -1, dtype=np.int32)
-        preds = self.preds
         for v in self.topo:
             ps = preds[v]
             if len(ps) == 1:
                 vc[v] = vc[ps[0]]
             elif ps:
                 np.max(vc[ps], axis=0, out=vc[v])
-            vc[v, chain[v]] = pos[v]
+            if chain[v] >= 0:
+                vc[v, chain[v]] = pos[v]
         self.vc = vc
 
     # -- queries -------------------------------------------------------------------------------
@@ -138,14 +149,22 @@ class HappensBefore:
         """Is there a path from unit `u` to unit `v` (u != v)?"""
         if u == v:
             return False
-        if self.vc is not None:
-            return bool(self.vc[v, self.chain[u]] >= self.pos[u])
-        key = (u, v)
-        hit = self._cache.get(key)
-        if hit is None:
-            hit = self._search(u, v)
-            self._cache[key] = hit
-        return hit
+        if self.vc is None:
+            key = (u, v)
+            hit = self._cache.get(key)
+            if hit is None:
+                hit = self._search(u, v)
+                self._cache[key] = hit
+            return hit
+        succs = self.succs
+        x = u
+        while len(succs[x]) == 1:  # forward through units with a single successor
+            x = succs[x][0]
+            if x == v:
+                return True
+        if not succs[x]:
+            return False
+        return bool(self.vc[v, self.chain[x]] >= self.pos[x])
 
     def _search(self, u: int, v: int) -> bool:
         floor = self.index[u]
@@ -169,16 +188,26 @@ class HappensBefore:
             return sp_before(a, b)
         return self.units_before(a.unit, b.unit)
 
-    def before_units_many(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
-        """Vectorised `units_before` over arrays of unit ids."""
-        if self.vc is not None and len(us):
-            chains = np.asarray(self.chain, dtype=np.int64)[us]
-            pos = np.asarray(self.pos, dtype=np.int64)[us]
-            return (self.vc[vs, chains] >= pos) & (us != vs)
-        return np.array([self.units_before(int(u), int(v)) for u, v in zip(us, vs)], dtype=bool)
-
     def ordered(self, a: Site, b: Site) -> bool:
         return self.before(a, b) or self.before(b, a)
+
+
+def _column_ancestors(v: int, preds: list[list[int]], column: list[bool]) -> list[int]:
+    """The nearest units with a column behind `v`: its column predecessors, and those behind
+    predecessors without a column (whose only successor leads on to `v`)."""
+    out: list[int] = []
+    stack = list(preds[v])
+    seen: set[int] = set()
+    while stack and len(seen) < 64:
+        p = stack.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        if column[p]:
+            out.append(p)
+        else:
+            stack.extend(preds[p])
+    return out
 
 
 def _toposort(preds: list[list[int]], succs: list[list[int]]) -> tuple[list[int], list[int] | None]:

@@ -47,18 +47,14 @@ class Access:
     label: str
     transfer: bool = False
     tie: bool = False
+    lo: Expr = field(init=False)  # absolute offset in the allocation
+    hi: Expr = field(init=False)
+    alloc: Allocation = field(init=False)
 
-    @property
-    def alloc(self) -> Allocation:
-        return self.view.alloc
-
-    @property
-    def lo(self) -> Expr:
-        return self.view.offset + self.local
-
-    @property
-    def hi(self) -> Expr:
-        return self.view.offset + self.local + self.length
+    def __post_init__(self) -> None:
+        self.lo = self.view.offset + self.local
+        self.hi = self.lo + self.length
+        self.alloc = self.view.alloc
 
     @property
     def writes(self) -> bool:
@@ -339,17 +335,9 @@ class Builder:
             self.model.escapes.setdefault(view.alloc.id, site)
 
 
-def refuse_control_flow(func: Function) -> None:
-    for op in func.op.walk():
-        if op.name.startswith(("scf.", "cf.")):
-            raise DiagnosticError.at(
-                op.location, f"'{op.name}' in @{func.name}: control flow is not supported by the verifier yet (straight-line functions only)"
-            )
-
-
 def build_model(func: Function, module: Module | None = None) -> FunctionModel:
-    """The model of one function (`DiagnosticError` for functions it cannot reason about)."""
-    refuse_control_flow(func)
+    """The model of one function (`DiagnosticError` for functions it cannot reason about:
+    control flow is refused by `analyze_storage`)."""
     storage = analyze_storage(func, module)
     level = function_level(func.op) or "host"
     model = FunctionModel(func, module, level, storage)

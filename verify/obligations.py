@@ -280,7 +280,11 @@ def borrowed(model: FunctionModel) -> Iterator[Obligation]:
 
 def bounds(model: FunctionModel) -> Iterator[Obligation]:
     for r in model.ranges:
-        cond: Cond = ((r.offset + r.length - r.size,), (-r.offset,), (-r.length,))
+        o, n, z = r.offset, r.length, r.size
+        if not (o.terms or n.terms or z.terms):
+            cond: Cond = ((Expr(o.const + n.const - z.const),), (Expr(-o.const),), (Expr(-n.const),))
+        else:
+            cond = ((o + n - z,), (-o,), (-n,))
         yield Obligation(
             "OUT_OF_BOUNDS", "range", r.site, None, r.access, None, r.access.alloc if r.access is not None else None, cond,
             ("access", ""), detail=r.what, op=r.op, range_check=r,

@@ -36,7 +36,7 @@ from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
 from verify.symbolic import ZERO, Expr, Symbols
 
-__all__ = ["AllocKind", "Allocation", "View", "StorageMap", "analyze_storage", "devices_of", "STORAGE_RULES"]
+__all__ = ["AllocKind", "Allocation", "View", "StorageMap", "analyze_storage", "devices_of", "spec_for", "operand_groups", "STORAGE_RULES"]
 
 
 class AllocKind(enum.Enum):
@@ -89,6 +89,18 @@ class View:
     offset: Expr
     size: Expr
     version: int
+
+
+_SPECS: dict[str, OpSpec | None] = {}
+
+
+def spec_for(op: Op) -> OpSpec | None:
+    """`spec_for(op)`, memoised by op name (the verifier asks for every op several times)."""
+    try:
+        return _SPECS[op.name]
+    except KeyError:
+        spec = _SPECS[op.name] = spec_of(op)
+        return spec
 
 
 def devices_of(attr: Attribute | None) -> frozenset[str] | None:
@@ -211,7 +223,7 @@ def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
 def default_results(w: _Walker, op: Op) -> None:
     """Tied resource results alias their operand (a new version); the others are fresh values
     on the op's device (UNKNOWN allocations for ops without a spec)."""
-    spec = spec_of(op)
+    spec = spec_for(op)
     sizes = result_sizes(op, spec)
     k = 0
     for i, r in enumerate(op.results):
@@ -231,7 +243,7 @@ def default_results(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.resource.alloca")
 def _alloca(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     size = w.size(spec.operand_group(op, "storage_size")[0])
     indeterminate = "indeterminate_lifetime" in op.properties
@@ -240,14 +252,14 @@ def _alloca(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.resource.alloc")
 def _alloc(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     w.storage.allocate(op.results[0], AllocKind.ALLOC, op, w.size(spec.operand_group(op, "storage_size")[0]), w.device(op), op.location)
 
 
 @storage_rule("stream.tensor.import")
 def _import(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     kind = AllocKind.IMPORT_CONSUMED if "consume" in op.properties else AllocKind.IMPORT
     w.storage.allocate(op.results[0], kind, op, w.size(spec.operand_group(op, "result_size")[0]), w.device(op), op.location)
@@ -255,7 +267,7 @@ def _import(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.resource.constants")
 def _constants(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     for r, s in zip(spec.result_group(op, "results"), spec.operand_group(op, "result_sizes")):
         w.storage.allocate(r, AllocKind.CONSTANTS, op, w.size(s), w.device(op), op.location)
@@ -263,7 +275,7 @@ def _constants(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.resource.subview")
 def _subview(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     offset = w.symbols.expr(spec.operand_group(op, "source_offset")[0])
     size = w.symbols.expr(spec.operand_group(op, "result_size")[0])
@@ -283,7 +295,7 @@ def _passthrough(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.async.transfer")
 def _transfer(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     target = devices_of(op.properties.get("target_affinity"))
     placement = target if target is not None else w.device(op)
@@ -293,7 +305,7 @@ def _transfer(w: _Walker, op: Op) -> None:
 
 @storage_rule("stream.cmd.execute")
 def _cmd_execute(w: _Walker, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     block = op.regions[0].blocks[0]
     sizes = spec.operand_group(op, "resource_operand_sizes")
@@ -314,7 +326,7 @@ def _cmd_container(w: _Walker, op: Op) -> None:
 def _async_region(w: _Walker, op: Op) -> None:
     """Captures alias their operands; each result is the storage of the value the region yields
     for it (a tied result stays on its operand's storage, as a new version)."""
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     block = op.regions[0].blocks[0]
     operands = spec.operand_group(op, "resource_operands")
@@ -356,23 +368,37 @@ def default_device(func: Function, module: Module | None) -> frozenset[str] | No
     return None
 
 
+def operand_groups(op: Op, spec: OpSpec | None = None) -> dict[str, tuple[Value, ...]]:
+    """Every operand group of `op` by name (segment sizes computed once)."""
+    spec = spec or spec_for(op)
+    if spec is None:
+        return {}
+    out: dict[str, tuple[Value, ...]] = {}
+    start = 0
+    for group, n in zip(spec.operands, spec.operand_sizes(op)):
+        out[group.name] = op.operands[start : start + n]
+        start += n
+    return out
+
+
 _SIZE_GROUPS = {"resource_operands": "resource_operand_sizes", "resources": "resource_sizes"}
 
 
 def declared_sizes(op: Op) -> list[tuple[Value, Value]]:
     """(resource operand, the size operand the op declares for it) pairs of one op."""
-    spec = spec_of(op)
-    if spec is None:
+    spec = spec_for(op)
+    if spec is None or not op.operands:
         return []
+    groups = operand_groups(op, spec)
     out: list[tuple[Value, Value]] = []
     for group in spec.operands:
         if group.arity == "single" and group.kind == "resource":
-            size = f"{group.name}_size"
-            if size in spec._operand_index:
-                out.append((spec.operand_group(op, group.name)[0], spec.operand_group(op, size)[0]))
-        elif group.name in _SIZE_GROUPS and _SIZE_GROUPS[group.name] in spec._operand_index:
-            resources = [v for v in spec.operand_group(op, group.name) if isinstance(v.type, ResourceType)]
-            out.extend(zip(resources, spec.operand_group(op, _SIZE_GROUPS[group.name])))
+            size = groups.get(f"{group.name}_size")
+            if size:
+                out.append((groups[group.name][0], size[0]))
+        elif group.name in _SIZE_GROUPS and _SIZE_GROUPS[group.name] in groups:
+            resources = [v for v in groups[group.name] if isinstance(v.type, ResourceType)]
+            out.extend(zip(resources, groups[_SIZE_GROUPS[group.name]]))
     return out
 
 
@@ -394,6 +420,10 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
     first_size: dict[Value, Value] = {}
     for op in func.op.walk():
         if op is not func.op:
+            if op.name.startswith(("scf.", "cf.")):
+                raise DiagnosticError.at(
+                    op.location, f"'{op.name}' in @{func.name}: control flow is not supported by the verifier yet (straight-line functions only)"
+                )
             symbols.evaluate_op(op)
             for value, size in declared_sizes(op):
                 first_size.setdefault(value, size)

@@ -40,7 +40,7 @@ class Expr:
     def __init__(self, const: int = 0, terms: tuple[tuple[int, int], ...] = ()) -> None:
         self.const = const
         self.terms = terms
-        self._hash = hash((const, terms))
+        self._hash = -1
 
     @property
     def is_const(self) -> bool:
@@ -72,6 +72,8 @@ class Expr:
     def scale(self, k: int) -> Expr:
         if k == 0:
             return ZERO
+        if not self.terms:
+            return Expr(self.const * k)
         return Expr(self.const * k, tuple((a, c * k) for a, c in self.terms))
 
     def __neg__(self) -> Expr:
@@ -80,12 +82,16 @@ class Expr:
     def __sub__(self, other: Expr | int) -> Expr:
         if isinstance(other, int):
             return self + (-other)
+        if not other.terms:
+            return Expr(self.const - other.const, self.terms)
         return self + other.scale(-1)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Expr) and self.const == other.const and self.terms == other.terms
 
     def __hash__(self) -> int:
+        if self._hash == -1:
+            self._hash = hash((self.const, self.terms))
         return self._hash
 
     def __repr__(self) -> str:
@@ -114,11 +120,16 @@ class Atom:
 
 @dataclass(slots=True, eq=False)
 class Fact:
-    """A constraint the program implies, over the atoms in `atoms`."""
+    """A constraint the program implies, over the atoms in `atoms`. `shape` is `(kind, exprs)`:
+    the constraint is a function of its kind and expressions only, so two facts with the same
+    shape up to a renaming of atoms say the same thing (used to share Z3 answers between
+    alpha-equivalent queries)."""
 
     atoms: tuple[int, ...]
     build: Callable[[Symbols], z3.BoolRef]
     nonlinear: bool = False
+    shape: tuple[str, tuple[Expr, ...]] | None = None
+    term: z3.BoolRef | None = None
 
 
 Evaluator = Callable[["Symbols", Op], list[Expr]]
@@ -150,12 +161,13 @@ class Symbols:
         self.atoms.append(atom)
         return Expr(0, ((atom.id, 1),))
 
-    def fact(self, exprs: Iterable[Expr], build: Callable[[Symbols], z3.BoolRef], nonlinear: bool = False) -> None:
+    def fact(self, exprs: Iterable[Expr], build: Callable[[Symbols], z3.BoolRef], nonlinear: bool = False, kind: str = "") -> None:
+        exprs = tuple(exprs)
         ids = tuple(sorted({a for e in exprs for a in e.atoms()}))
         if not ids:
             return
         index = len(self.facts)
-        self.facts.append(Fact(ids, build, nonlinear))
+        self.facts.append(Fact(ids, build, nonlinear, (kind, exprs) if kind else None))
         for a in ids:
             self.by_atom.setdefault(a, []).append(index)
 
@@ -224,9 +236,30 @@ class Symbols:
         nonlinear = False
         for fi in facts:
             f = self.facts[fi]
-            out.append(f.build(self))
+            if f.term is None:
+                f.term = f.build(self)
+            out.append(f.term)
             nonlinear |= f.nonlinear
         return out, nonlinear
+
+    def canonical(self, exprs: Iterable[Iterable[Expr]]) -> tuple[object, ...] | None:
+        """A key equal for queries that are the same up to a renaming of atoms: the query's
+        expressions and the shapes of every fact they depend on, atoms numbered by first
+        appearance. None when some fact has no shape."""
+        groups = [tuple(g) for g in exprs]
+        order: dict[int, int] = {}
+
+        def rename(e: Expr) -> tuple[int, tuple[tuple[int, int], ...]]:
+            return e.const, tuple(sorted((order.setdefault(a, len(order)), k) for a, k in e.terms))
+
+        key: list[object] = [tuple(tuple(rename(e) for e in g) for g in groups)]
+        _, facts = self.closure(e for g in groups for e in g)
+        for fi in facts:
+            shape = self.facts[fi].shape
+            if shape is None:
+                return None
+            key.append((shape[0], tuple(rename(e) for e in shape[1])))
+        return tuple(key)
 
     def model_values(self, model: z3.ModelRef, exprs: Iterable[Expr]) -> dict[int, int]:
         """Concrete values of the atoms of `exprs` (and what they depend on) in a Z3 model."""
@@ -264,7 +297,7 @@ def _subi(s: Symbols, op: Op) -> list[Expr]:
         return [d]
     # No wrap-around: the difference is a non-negative atom equal to a - b.
     atom = s.fresh("difference", op.results[0], op.location)
-    s.fact((atom, d), lambda sy, a=atom, d=d: sy.z3(a) == sy.z3(d))
+    s.fact((atom, d), lambda sy, a=atom, d=d: sy.z3(a) == sy.z3(d), kind="eq")
     return [atom]
 
 
@@ -276,7 +309,7 @@ def _muli(s: Symbols, op: Op) -> list[Expr]:
     if b.is_const:
         return [a.scale(b.const)]
     p = s.fresh("product", op.results[0], op.location)
-    s.fact((p, a, b), lambda sy, p=p, a=a, b=b: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True)
+    s.fact((p, a, b), lambda sy, p=p, a=a, b=b: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True, kind="mul")
     return [p]
 
 
@@ -292,7 +325,7 @@ def _quotient(s: Symbols, op: Op, ceil: bool) -> list[Expr]:
             return z3.And(bb > 0, qa * bb >= aa, qa * bb < aa + bb)
         return z3.And(bb > 0, qa * bb <= aa, aa < qa * bb + bb)
 
-    s.fact((q, a, b), build, nonlinear=not b.is_const)
+    s.fact((q, a, b), build, nonlinear=not b.is_const, kind="ceildiv" if ceil else "div")
     return [q]
 
 
@@ -312,7 +345,7 @@ def _remui(s: Symbols, op: Op) -> list[Expr]:
     if a.is_const and b.is_const and b.const > 0:
         return [const(a.const % b.const)]
     r = s.fresh("remainder", op.results[0], op.location)
-    s.fact((r, b), lambda sy, r=r, b=b: sy.z3(r) < sy.z3(b))
+    s.fact((r, b), lambda sy, r=r, b=b: sy.z3(r) < sy.z3(b), kind="rem")
     return [r]
 
 
@@ -321,7 +354,7 @@ def _select_like(s: Symbols, op: Op, pick: Callable[[int, int], int], build: Cal
     if a.is_const and b.is_const:
         return [const(pick(a.const, b.const))]
     m = s.fresh("minmax", op.results[0], op.location)
-    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: sy.z3(m) == build(sy.z3(a), sy.z3(b)))
+    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: sy.z3(m) == build(sy.z3(a), sy.z3(b)), kind=f"minmax:{pick.__name__}")
     return [m]
 
 
@@ -343,7 +376,7 @@ def _select(s: Symbols, op: Op) -> list[Expr]:
     if a == b:
         return [a]
     m = s.fresh("select", op.results[0], op.location)
-    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: z3.Or(sy.z3(m) == sy.z3(a), sy.z3(m) == sy.z3(b)))
+    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: z3.Or(sy.z3(m) == sy.z3(a), sy.z3(m) == sy.z3(b)), kind="select")
     return [m]
 
 
@@ -375,7 +408,7 @@ def _sizeof(s: Symbols, op: Op) -> list[Expr]:
                     size = e.scale(size.const)
                 else:
                     p = s.fresh("product", None, op.location, "tensor size")
-                    s.fact((p, size, e), lambda sy, p=p, a=size, b=e: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True)
+                    s.fact((p, size, e), lambda sy, p=p, a=size, b=e: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True, kind="mul")
                     size = p
             else:
                 return [size]
@@ -402,7 +435,11 @@ def _pack(s: Symbols, op: Op) -> list[Expr]:
     total = s.fresh("pack_total", op.results[0], op.location)
     offsets = [s.fresh("pack_offset", r, op.location) for r in op.results[1:]]
     for i, (off, size) in enumerate(zip(offsets, sizes)):
-        s.fact((off, size, base, total), lambda sy, o=off, z=size: z3.And(sy.z3(o) >= sy.z3(base), sy.z3(o) + sy.z3(z) <= sy.z3(base) + sy.z3(total)))
+        s.fact(
+            (off, size, base, total),
+            lambda sy, o=off, z=size: z3.And(sy.z3(o) >= sy.z3(base), sy.z3(o) + sy.z3(z) <= sy.z3(base) + sy.z3(total)),
+            kind="pack_bound",
+        )
         for j in range(i):
             if i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]):
                 oi, zi, oj, zj = off, size, offsets[j], sizes[j]
@@ -411,6 +448,7 @@ def _pack(s: Symbols, op: Op) -> list[Expr]:
                     lambda sy, oi=oi, zi=zi, oj=oj, zj=zj: z3.Or(
                         sy.z3(oi) + sy.z3(zi) <= sy.z3(oj), sy.z3(oj) + sy.z3(zj) <= sy.z3(oi), sy.z3(zi) == 0, sy.z3(zj) == 0
                     ),
+                    kind="pack_disjoint",
                 )
     return [total, *offsets]
 

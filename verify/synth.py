@@ -33,8 +33,11 @@ class Synth:
 
 
 def cmd_program(
-    n: int, *, devices: int = 1, per_region: int = 8, width: int = 4, seed: int = 0, faults: dict[str, int] | None = None
+    n: int, *, devices: int = 1, per_region: int = 8, width: int = 4, seed: int = 0, faults: dict[str, int] | None = None,
+    symbolic: bool = False,
 ) -> Synth:
+    """With `symbolic`, every region lays its slab out with a `stream.resource.pack` (all slices
+    live together), so slab offsets and the slab size are symbolic and ranges go to Z3."""
     rng = random.Random(seed)
     regions = max(1, -(-n // per_region))
     chosen: dict[int, set[str]] = {}
@@ -52,13 +55,23 @@ def cmd_program(
     last_tp: list[str | None] = [None] * devices
     last_out: list[str] = ["%in"] * devices
     left = n
+    slots = 2 * width
+
+    def at(r: int, offset: int) -> str:
+        return f"%p{r}#{1 + offset // SLICE}" if symbolic else f"%c{offset}"
+
     for r in range(regions):
         dev = r % devices
         aff = f"#hal.device.affinity<@dev{dev}>"
         k = min(per_region, left)
         left -= k
         bugs = chosen.get(r, set())
-        w(f"  %slab{r}, %ts{r} = stream.resource.alloca uninitialized on({aff}) : !stream.resource<transient>{{%c{slab_size}}} => !stream.timepoint")
+        size = f"%p{r}#0" if symbolic else f"%c{slab_size}"
+        if symbolic:
+            w(f"  %p{r}:{slots + 1} = stream.resource.pack on({aff}) slices({{")
+            w(",\n".join(f"    [0, 1] = %c{SLICE}" for _ in range(slots)))
+            w("  }) : index")
+        w(f"  %slab{r}, %ts{r} = stream.resource.alloca uninitialized on({aff}) : !stream.resource<transient>{{{size}}} => !stream.timepoint")
         w(f"  %out{r}, %to{r} = stream.resource.alloca uninitialized on({aff}) : !stream.resource<external>{{%c{SLICE}}} => !stream.timepoint")
         waits = [f"%to{r}"]
         if "no-alloca-wait" not in bugs:
@@ -69,7 +82,7 @@ def cmd_program(
         w(f"  %j{r} = stream.timepoint.join max({', '.join(waits)}) => !stream.timepoint")
         src = last_out[dev]
         w(f"  %e{r} = stream.cmd.execute on({aff}) await(%j{r}) => with({src} as %a: !stream.resource<external>{{%c{SLICE}}}, "
-          f"%slab{r} as %s: !stream.resource<transient>{{%c{slab_size}}}, %out{r} as %o: !stream.resource<external>{{%c{SLICE}}}) {{")
+          f"%slab{r} as %s: !stream.resource<transient>{{{size}}}, %out{r} as %o: !stream.resource<external>{{%c{SLICE}}}) {{")
         done, wave, prev_width, last_slot = 0, 0, 0, 0
         while done < k - 1:  # the last dispatch of the region writes its output
             m = min(width, k - 1 - done)
@@ -83,10 +96,10 @@ def cmd_program(
                 if prev_width:
                     read = (((wave - 1) % 2) * width + i % prev_width) * SLICE
                     consts.add(read)
-                    w(f"        ro %s[%c{read} for %c{SLICE}] : !stream.resource<transient>{{%c{slab_size}}},")
+                    w(f"        ro %s[{at(r, read)} for %c{SLICE}] : !stream.resource<transient>{{{size}}},")
                 else:
                     w(f"        ro %a[%c0 for %c{SLICE}] : !stream.resource<external>{{%c{SLICE}}},")
-                w(f"        wo %s[%c{slot} for %c{SLICE}] : !stream.resource<transient>{{%c{slab_size}}}")
+                w(f"        wo %s[{at(r, slot)} for %c{SLICE}] : !stream.resource<transient>{{{size}}}")
                 w("      }")
             if m > 1:
                 w("    }")
@@ -96,12 +109,12 @@ def cmd_program(
             prev_width = m
         consts.add(last_slot)
         w(f"    stream.cmd.dispatch @ex::@d{r}_out {{")
-        w(f"      ro %s[%c{last_slot} for %c{SLICE}] : !stream.resource<transient>{{%c{slab_size}}},")
+        w(f"      ro %s[{at(r, last_slot)} for %c{SLICE}] : !stream.resource<transient>{{{size}}},")
         w(f"      wo %o[%c0 for %c{SLICE}] : !stream.resource<external>{{%c{SLICE}}}")
         w("    }")
         w("  } => !stream.timepoint")
         free_after = f"%ts{r}" if "early-free" in bugs else f"%e{r}"
-        w(f"  %d{r} = stream.resource.dealloca on({aff}) await({free_after}) => %slab{r} : !stream.resource<transient>{{%c{slab_size}}} => !stream.timepoint")
+        w(f"  %d{r} = stream.resource.dealloca on({aff}) await({free_after}) => %slab{r} : !stream.resource<transient>{{{size}}} => !stream.timepoint")
         last_tp[dev] = f"%e{r}"
         last_out[dev] = f"%out{r}"
     finals = [t for t in last_tp if t is not None]

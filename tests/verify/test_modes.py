@@ -31,9 +31,12 @@ def findings(report) -> set[tuple[str, str, tuple[str, ...]]]:  # type: ignore[n
     per_region=st.integers(2, 6),
     seed=st.integers(0, 10_000),
     faults=st.dictionaries(st.sampled_from(FAULTS), st.integers(1, 2), max_size=2),
+    symbolic=st.booleans(),
 )
-def test_modes_agree_on_random_schedules(n: int, devices: int, width: int, per_region: int, seed: int, faults: dict[str, int]) -> None:
-    synth = cmd_program(n, devices=devices, width=width, per_region=per_region, seed=seed, faults=faults)
+def test_modes_agree_on_random_schedules(
+    n: int, devices: int, width: int, per_region: int, seed: int, faults: dict[str, int], symbolic: bool
+) -> None:
+    synth = cmd_program(n, devices=devices, width=width, per_region=per_region, seed=seed, faults=faults, symbolic=symbolic)
     module = parse_module(synth.text, "synth.mlir")
     pruned = verify_module(module, smt="pruned", witnesses=0)
     full = verify_module(module, smt="full", witnesses=0)

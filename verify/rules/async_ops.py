@@ -10,15 +10,16 @@ results are fresh values, ready when the op ends.
 from __future__ import annotations
 
 from stream.ir.core import Op, Value
-from stream.ir.spec import OpSpec, spec_of
+from stream.ir.spec import OpSpec
 from stream.ir.types import ResourceType, element_byte_width
 from verify.model import READ, RW, WRITE, Builder
 from verify.rules import effect
+from verify.storage import spec_for
 from verify.symbolic import Expr, const
 
 
 def _spec(op: Op) -> OpSpec:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None, op.name
     return spec
 

@@ -13,12 +13,13 @@ memory placed on another device; dispatches and fills may not.
 
 from __future__ import annotations
 
-from stream.ir.attributes import ArrayAttr, IntegerAttr
+from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.spec import OpSpec, spec_of
+from stream.ir.spec import OpSpec
 from verify.model import READ, TOUCH, WRITE, Builder
 from verify.rules import effect
+from verify.storage import operand_groups, spec_for
 
 _MODES = {1: (READ, "ro"), 2: (WRITE, "wo"), 3: (READ | WRITE, "rw")}
 
@@ -26,7 +27,7 @@ _MODES = {1: (READ, "ro"), 2: (WRITE, "wo"), 3: (READ | WRITE, "rw")}
 def _spec(b: Builder, op: Op) -> OpSpec:
     if not b.in_region:
         raise DiagnosticError.at(op.location, f"'{op.name}' must be nested in a 'stream.cmd.execute' region")
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     return spec
 
@@ -35,35 +36,31 @@ def _spec(b: Builder, op: Op) -> OpSpec:
 def dispatch(b: Builder, op: Op) -> None:
     spec = _spec(b, op)
     eps = op.properties.get("entry_points")
-    entry = str(eps.elements[0]).split("::")[-1] if isinstance(eps, ArrayAttr) and len(eps) else "?"
+    first = eps.elements[0] if isinstance(eps, ArrayAttr) and len(eps) else None
+    entry = "@" + first.leaf if isinstance(first, SymbolRefAttr) else "?"
     site = b.nested(op, f"dispatch {entry}")
     accesses = op.properties.get("resource_accesses")
     modes = [e.value if isinstance(e, IntegerAttr) else 3 for e in accesses.elements] if isinstance(accesses, ArrayAttr) else []
-    resources = spec.operand_group(op, "resources")
-    offsets = spec.operand_group(op, "resource_offsets")
-    lengths = spec.operand_group(op, "resource_lengths")
-    for i, (r, o, n) in enumerate(zip(resources, offsets, lengths)):
+    groups = operand_groups(op, spec)
+    for i, (r, o, n) in enumerate(zip(groups["resources"], groups["resource_offsets"], groups["resource_lengths"])):
         mode, label = _MODES.get(modes[i] if i < len(modes) else 3, (READ | WRITE, "rw"))
         b.access(site, r, b.symbols.expr(o), b.symbols.expr(n), mode, label)
 
 
 @effect("stream.cmd.copy")
 def copy(b: Builder, op: Op) -> None:
-    spec = _spec(b, op)
+    g = operand_groups(op, _spec(b, op))
     site = b.nested(op, "copy")
-    length = b.symbols.expr(spec.operand_group(op, "length")[0])
-    source, target = spec.operand_group(op, "source")[0], spec.operand_group(op, "target")[0]
-    b.access(site, source, b.symbols.expr(spec.operand_group(op, "source_offset")[0]), length, READ, "source", transfer=True)
-    b.access(site, target, b.symbols.expr(spec.operand_group(op, "target_offset")[0]), length, WRITE, "target", transfer=True)
+    length = b.symbols.expr(g["length"][0])
+    b.access(site, g["source"][0], b.symbols.expr(g["source_offset"][0]), length, READ, "source", transfer=True)
+    b.access(site, g["target"][0], b.symbols.expr(g["target_offset"][0]), length, WRITE, "target", transfer=True)
 
 
 def _ranged(b: Builder, op: Op, mode: int, label: str, transfer: bool) -> None:
-    spec = _spec(b, op)
+    g = operand_groups(op, _spec(b, op))
     site = b.nested(op, label)
-    target = spec.operand_group(op, "target")[0]
-    off = b.symbols.expr(spec.operand_group(op, "target_offset")[0])
-    length = b.symbols.expr(spec.operand_group(op, "target_length")[0])
-    b.access(site, target, off, length, mode, label, transfer=transfer)
+    off, length = b.symbols.expr(g["target_offset"][0]), b.symbols.expr(g["target_length"][0])
+    b.access(site, g["target"][0], off, length, mode, label, transfer=transfer)
 
 
 @effect("stream.cmd.fill")

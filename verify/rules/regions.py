@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 from verify.model import Builder, RangeCheck
 from verify.rules import effect
+from verify.storage import spec_for
 from verify.symbolic import ZERO
 
 
@@ -27,7 +27,7 @@ def _execute_name(b: Builder, op: Op) -> str:
 
 @effect("stream.async.execute", "stream.cmd.execute")
 def execute(b: Builder, op: Op) -> None:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     name = _execute_name(b, op)
     await_tp = spec.operand_group(op, "await_timepoint")
@@ -46,7 +46,7 @@ def execute(b: Builder, op: Op) -> None:
 def _capture_sizes(b: Builder, op: Op, site: object) -> None:
     """A capture may not claim more bytes than the captured resource has."""
     block = op.regions[0].blocks[0]
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     for i, (outer, inner) in enumerate(zip(spec.operand_group(op, "resource_operands"), block.arguments)):
         ov, iv = b.view(outer), b.view(inner)
@@ -59,7 +59,7 @@ def _container(b: Builder, op: Op, parallel: bool) -> None:
         raise DiagnosticError.at(op.location, f"'{op.name}' must be nested in an execute region")
     parent = b.frames[-1].context
     site = b.nested(op)
-    spec = spec_of(op)
+    spec = spec_for(op)
     if spec is not None and "resource_operands" in spec._operand_index:
         for outer in spec.operand_group(op, "resource_operands"):
             if isinstance(outer.type, ResourceType):

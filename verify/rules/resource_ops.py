@@ -13,15 +13,16 @@
 from __future__ import annotations
 
 from stream.ir.core import Op
-from stream.ir.spec import OpSpec, spec_of
+from stream.ir.spec import OpSpec
 from stream.ir.types import element_byte_width
 from verify.model import READ, WRITE, Builder, RangeCheck
 from verify.rules import effect
+from verify.storage import spec_for
 from verify.symbolic import const
 
 
 def _spec(op: Op) -> OpSpec:
-    spec = spec_of(op)
+    spec = spec_for(op)
     assert spec is not None
     return spec
 
