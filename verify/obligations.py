@@ -139,7 +139,10 @@ def races(model: FunctionModel, full: bool) -> Iterator[Obligation]:
             if sx is not None and sy is not None and sx[0] is sy[0] and sx[1] != sy[1] and not sx[2][sy[1]]:
                 continue
             cls, a, b, roles = race_class(x, y)
-            yield Obligation(cls, "conflict", a.site, b.site, a, b, a.alloc, overlap_cond(a, b), roles)
+            # At the async level, one op touching two versions of one storage means a tie
+            # ended a version that the op still uses: a broken tie (rule A2), not a schedule.
+            rule = "A2" if not cmd and x.view.version != y.view.version else ""
+            yield Obligation(cls, "conflict", a.site, b.site, a, b, a.alloc, overlap_cond(a, b), roles, rule=rule)
 
 
 # -- lifetimes -------------------------------------------------------------------------------------
