@@ -92,6 +92,11 @@ class _Builder:
             self.consts[name] = f"  {name} = arith.constant {value} : index"
         return name
 
+    def scalar(self, value: float) -> str:
+        name = f"%s{len(self.consts)}"
+        self.consts[name] = f"  {name} = arith.constant {value:.6e} : f32"
+        return name
+
     def placement(self, device: str) -> str:
         """The `{stream.affinity = ...}` of an op on `device` (none on the default device)."""
         return "" if device == self.devices[0] else f" {{stream.affinity = #hal.device.affinity<@{device}>}}"
@@ -124,10 +129,14 @@ def _op(draw: st.DrawFn, b: _Builder) -> None:
         x = b.on(draw(st.sampled_from(b.values)), device)
         kernel = draw(st.sampled_from(UNARY))
         tied = draw(st.booleans())
+        operands, types = x.name, x.typed
+        if kernel == "scale":  # scale(x, s): a scalar operand
+            factor = b.scalar(draw(st.sampled_from((0.5, 2.0, -1.0))))
+            operands, types = f"{x.name}, {factor}", f"{x.typed}, f32"
         name = b.fresh()
         dims = "{" + ", ".join(x.dims) + "}" if x.dims else ""
         result = (x.name if tied else x.type) + dims
-        b.lines.append(f"  {name} = flow.dispatch @{kernel}({x.name}){b.placement(device)} : ({x.typed}) -> {result}")
+        b.lines.append(f"  {name} = flow.dispatch @{kernel}({operands}){b.placement(device)} : ({types}) -> {result}")
         b.values.append(_Value(name, x.shape, x.dims, device))
     elif kind == "binary":
         x = draw(st.sampled_from(b.values))

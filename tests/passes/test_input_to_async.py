@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from storage_interpreter import ImmutableWrite, run_async
 from strategies import RandomProgram, programs
 
@@ -83,8 +83,6 @@ def check_values(p: RandomProgram, stages: dict[str, ir.Module]) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(max_ops=10))
 def test_random_programs_lower_and_keep_their_values(p: RandomProgram) -> None:
-    # The strategy's `scale` has no scalar operand while the runtime's kernel needs one.
-    assume("@scale" not in p.text)
     stages = lower(ir.parse_module(p.text, "p.mlir"))
     check_invariants(stages)
     check_values(p, stages)
