@@ -214,7 +214,7 @@ class Recorder:
             raise DiagnosticError.at(op.location, f"expected a resource, got {type(r).__name__}")
         return r
 
-    def int(self, v: Value) -> int:
+    def integer(self, v: Value) -> int:
         return int(self.value(v))
 
     def window(self, ref: ResourceRef, offset: int, length: int, op: Op, what: str) -> tuple[Allocation, int, int]:
@@ -303,11 +303,19 @@ def _make_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
     modes = tuple(e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements) if isinstance(accesses, ArrayAttr) \
         else (RW,) * len(resources)
     dtypes = tuple(dtype_of(t.element) for t in types)
-    nbytes = tuple(d.itemsize * math.prod(t.shape or ()) if t.is_static else None for t, d in zip(types, dtypes))  # type: ignore[misc]
-    shapes = tuple(tuple(t.shape or ()) if t.is_static else None for t in types)
+    shapes = tuple(_static_shape(t) for t in types)
+    nbytes = tuple(None if s is None else d.itemsize * math.prod(s) for s, d in zip(shapes, dtypes))
     return _DispatchTemplate(kernel, f"stream.cmd.dispatch {_symbol_text(sym)}", f"dispatch {sym.leaf}", str(op.location),
                              resources, tuple(v.resource_offsets), tuple(v.resource_lengths), uniforms, types, dtypes, modes,
-                             n_dims, nbytes, shapes)  # type: ignore[arg-type]
+                             n_dims, nbytes, shapes)
+
+
+def _static_shape(t: TensorType) -> tuple[int, ...] | None:
+    """The dims of a statically shaped tensor type, None when some dim is dynamic or it is unranked."""
+    if t.shape is None:
+        return None
+    dims = tuple(d for d in t.shape if d is not None)
+    return dims if len(dims) == len(t.shape) else None
 
 
 def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
@@ -358,9 +366,9 @@ def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tu
 
 def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
     v = view(op)
-    length = r.int(v.length)
-    src, s_off, _ = r.window(r.ref(v.source, op), r.int(v.source_offset), length, op, "copy source")
-    dst, d_off, _ = r.window(r.ref(v.target, op), r.int(v.target_offset), length, op, "copy target")
+    length = r.integer(v.length)
+    src, s_off, _ = r.window(r.ref(v.source, op), r.integer(v.source_offset), length, op, "copy source")
+    dst, d_off, _ = r.window(r.ref(v.target, op), r.integer(v.target_offset), length, op, "copy target")
     kind = "transfer" if src.device != dst.device else "copy"
     site = r.site(op, f"stream.cmd.copy {src.label}[{s_off}] -> {dst.label}[{d_off}] ({length} bytes)", comp)
     if r.races is not None and src is dst and s_off < d_off + length and d_off < s_off + length:
@@ -371,7 +379,7 @@ def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
 
 def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
     v = view(op)
-    alloc, off, length = r.window(r.ref(v.target, op), r.int(v.target_offset), r.int(v.target_length), op, "fill")
+    alloc, off, length = r.window(r.ref(v.target, op), r.integer(v.target_offset), r.integer(v.target_length), op, "fill")
     value = r.value(v.value)
     pattern = np.array(value, dtype=dtype_of(v.value.type))
     site = r.site(op, f"stream.cmd.fill {value} -> {alloc.label}[{off} for {length}]", comp)
@@ -381,7 +389,7 @@ def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
 def _cache_recorder(kind: str) -> Callable[[Recorder, Op, int], Command]:
     def record(r: Recorder, op: Op, comp: int) -> Command:
         v = view(op)
-        alloc, off, length = r.window(r.ref(v.target, op), r.int(v.target_offset), r.int(v.target_length), op, kind)
+        alloc, off, length = r.window(r.ref(v.target, op), r.integer(v.target_offset), r.integer(v.target_length), op, kind)
         site = r.site(op, f"stream.cmd.{kind} {alloc.label}[{off} for {length}]", comp)
         return Command(kind, site, _run_cache, data={"kind": kind, "args": (alloc, off, length)}, cost=length)
 

@@ -28,7 +28,7 @@ from runtime.commands import Recorder, run_commands
 from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.scheduler import Submission, WorkContext, WorkFailure
-from runtime.semaphore import Fence
+from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
 from runtime.values import BufferView, InputError, dense_to_numpy, element_type_code
 from stream.ir.attributes import ArrayAttr, DenseAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
@@ -112,8 +112,8 @@ def _arith(fr: Frame, op: Op) -> None:
         raise ExecutionError(Status(StatusCode.INVALID_ARGUMENT, str(e), f"{op.name} at {op.location}")) from None
 
 
-for _name in ARITH_OPS:
-    HOST_RULES[_name] = _arith
+for _arith_name in ARITH_OPS:
+    HOST_RULES[_arith_name] = _arith
 
 
 @rule("hal.element_type")
@@ -318,7 +318,7 @@ def _chain_external(fr: Frame, op: Op) -> None:
     fence = _fence(fr, v.await_timepoint)
     targets = [fr.value(x) for x in v.external_values]
     s = fr.session
-    points = []
+    points: list[tuple[TimelineSemaphore, int]] = []
     for t in targets:
         if not isinstance(t, Fence):
             raise InputError(f"stream.timepoint.chain_external at {op.location} signals fences; got {type(t).__name__}")

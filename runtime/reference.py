@@ -182,9 +182,9 @@ def _dispatch(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
         if i in tied:
             results[i] = in_place[tied[i]]
         else:
-            t = r.type
-            assert isinstance(t, TensorType)
-            results[i] = _poison(t, _shape(t, [dims.pop(0) for _ in range(t.dynamic_dims)]))
+            rt = r.type
+            assert isinstance(rt, TensorType)
+            results[i] = _poison(rt, _shape(rt, [dims.pop(0) for _ in range(rt.dynamic_dims)]))
     # Outputs in binding order: in-place results by operand position, then the others in order.
     order = sorted(tied, key=lambda i: tied[i]) + [i for i in range(len(op.results)) if i not in tied]
     outputs = [results[i] for i in order]

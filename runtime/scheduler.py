@@ -150,7 +150,7 @@ class Scheduler:
             sub.state = "pending"
             self.pending.add(sub)
             for sem, value in unmet:
-                sem.on_reached(value, lambda status, s=sub: self._wait_done(s, status))
+                sem.on_reached(value, lambda status: self._wait_done(sub, status))
 
     def _blocked_at_submit(self, sub: Submission, unmet: list[tuple[TimelineSemaphore, int]]) -> None:
         """Hook: the sync driver cannot wait and reports a deadlock here."""

@@ -216,6 +216,14 @@ class Fence:
         return "<Fence " + ", ".join(f"{s.name}>={v}" for s, v in self.points) + ">"
 
 
+@dataclass(slots=True)
+class _WaitState:
+    """What the callbacks of one `wait_semaphores` call share: points not yet reached, first failure."""
+
+    left: int
+    failure: Status | None = None
+
+
 def wait_semaphores(points: Iterable[tuple[TimelineSemaphore, int]], mode: str = "all", timeout: float | None = None) -> None:
     """Wait for all (mode="all") or any (mode="any") of several semaphore points, as
     `iree_hal_device_wait_semaphores` does. An empty list is reached at once. A failed semaphore
@@ -229,18 +237,18 @@ def wait_semaphores(points: Iterable[tuple[TimelineSemaphore, int]], mode: str =
         return
     event = threading.Event()
     lock = threading.Lock()
-    state = {"left": len(points), "failure": None}
+    state = _WaitState(len(points))
 
     def make_callback() -> WaitCallback:
         def done(status: Status | None) -> None:
             with lock:
                 if status is not None:
-                    if state["failure"] is None:
-                        state["failure"] = status
+                    if state.failure is None:
+                        state.failure = status
                     event.set()
                     return
-                state["left"] -= 1  # type: ignore[operator]
-                if mode == "any" or state["left"] == 0:
+                state.left -= 1
+                if mode == "any" or state.left == 0:
                     event.set()
 
         return done
@@ -250,7 +258,6 @@ def wait_semaphores(points: Iterable[tuple[TimelineSemaphore, int]], mode: str =
     if not event.wait(timeout):
         unmet = ", ".join(f"{s.name}>={v} (payload {s._value})" for s, v in points if not s.reached(v))
         raise HalError(Status(StatusCode.DEADLINE_EXCEEDED, f"wait-{mode} timed out; unmet: {unmet}"))
-    failure = state["failure"]
+    failure = state.failure
     if failure is not None:
-        assert isinstance(failure, Status)
         raise HalError(Status(StatusCode.ABORTED, f"a waited semaphore failed: {failure}", failure.origin, failure.cause))
