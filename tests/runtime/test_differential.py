@@ -1,7 +1,6 @@
 """Differential testing: compiled programs, run under every driver, give the reference results.
 
-Input-level programs (tests/runtime/programs/input/, the repository's examples/, and random
-programs from `program_gen`) are compiled through the default pipeline - with every pass proved
+Input-level programs (tests/runtime/programs/input/ and random programs from `program_gen`) are compiled through the default pipeline - with every pass proved
 when the verifier is available - and run on the runtime under the sync, task and chaos drivers
 with the race detector on. Each run must give the reference interpreter's results and no race or
 lifetime finding: the runtime is the second, independent check of what the passes produce.
@@ -21,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from program_gen import random_programs
-from rt_support import DRIVERS, HERE, ROOT_DIR, parse
+from rt_support import DRIVERS, HERE, parse
 
 import stream.ir as ir
 from runtime import run_module, run_reference
@@ -30,7 +29,8 @@ from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse
 
 pytestmark = pytest.mark.skipif(any(p not in PASSES for p in DEFAULT_PIPELINE), reason="the compile pipeline is incomplete")
 
-EXAMPLES = sorted((HERE / "programs" / "input").glob("*.mlir")) + sorted((ROOT_DIR / "examples").glob("*.mlir"))
+# The repository's examples/ have their own end-to-end test (tests/test_examples.py).
+EXAMPLES = sorted((HERE / "programs" / "input").glob("*.mlir"))
 
 
 def _verifier() -> bool:
