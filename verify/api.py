@@ -99,7 +99,8 @@ def verify_function(
         verdict = decider.decide(ob)
         if verdict.status == "proved":
             continue
-        where = (ob.first or ob.second).op.location if (ob.first or ob.second) is not None else (ob.op.location if ob.op else f.op.location)
+        site = ob.first or ob.second
+        where = site.op.location if site is not None else (ob.op.location if ob.op else f.op.location)
         if verdict.status == "unknown":
             report.unknowns.append(Unknown(f.name, ob.cls, where, verdict.reason))
             continue

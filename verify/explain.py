@@ -137,10 +137,10 @@ def make_violation(
         where = ob.alloc.op.location if ob.alloc.op is not None else ob.alloc.location
         alloc = (_alloc_name(model, ob.alloc.value, names), ob.alloc.kind.value, where)
     symbols: dict[str, str | int] = {}
-    for a, v in sorted(values.items()):
+    for a, value in sorted(values.items()):
         atom = model.symbols.atoms[a]
         if atom.kind in ("argument", "pack_offset", "pack_total", "opaque", "argument_size") and atom.value is not None:
-            symbols[names(atom.value)] = v
+            symbols[names(atom.value)] = value
     v = Violation(
         ob.cls, ob.severity, model.func.name, _message(model, ob, names, values, byte_range), primary, ops, alloc, byte_range,
         witness, {k: int(x) for k, x in symbols.items()}, rule=ob.rule,

@@ -343,7 +343,7 @@ def packs(model: FunctionModel) -> Iterator[Obligation]:
                 # The pack may lay the two slices on the same bytes: fine only if every use of
                 # one happens before every use of the other.
                 x, y = members[j][0], members[i][0]
-                cond: Cond = ((offsets[j] + sizes[j] - offsets[i], offsets[i] + sizes[i] - offsets[j], sizes[j], sizes[i]),)
+                cond = ((offsets[j] + sizes[j] - offsets[i], offsets[i] + sizes[i] - offsets[j], sizes[j], sizes[i]),)
                 yield Obligation(
                     "PACK_OVERLAP", "pack", x.site, y.site, x, y, x.alloc, cond, (f"slice #{j}", f"slice #{i}"), op=op,
                     detail=f"slices #{j} and #{i} may share bytes (their lifetime intervals are disjoint) but are in use at the same time",

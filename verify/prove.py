@@ -84,15 +84,21 @@ class ProveReport:
     seconds: float = 0.0
 
     @property
+    def results(self) -> list[LemmaResult | CorpusResult]:
+        """Every lemma, then every corpus program."""
+        out: list[LemmaResult | CorpusResult] = [*self.lemmas, *self.programs]
+        return out
+
+    @property
     def surprises(self) -> list[LemmaResult | CorpusResult]:
-        return [r for r in (*self.lemmas, *self.programs) if not r.ok]
+        return [r for r in self.results if not r.ok]
 
     @property
     def ok(self) -> bool:
         return not self.surprises and bool(self.lemmas or self.programs)
 
     def text(self, verbose: bool = True) -> str:
-        lines = [r.line() for r in (*self.lemmas, *self.programs) if verbose or not r.ok]
+        lines = [r.line() for r in self.results if verbose or not r.ok]
         n = len(self.surprises)
         lines.append(
             f"{len(self.lemmas)} lemma(s), {len(self.programs)} program(s): "

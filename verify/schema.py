@@ -79,7 +79,7 @@ class SchemaError(ValueError):
     pass
 
 
-_TYPES = {
+_TYPES: dict[str, type | tuple[type, ...]] = {
     "object": dict, "array": list, "string": str, "integer": int, "number": (int, float), "boolean": bool, "null": type(None),
 }
 

@@ -430,7 +430,7 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
     for i, arg in enumerate(func.arguments):
         if isinstance(arg.type, ResourceType):
             declared = first_size.get(arg)
-            size = symbols.expr(declared) if declared is not None else symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
-            storage.allocate(arg, AllocKind.ARGUMENT, None, size, None, func.op.location)
+            arg_size = symbols.expr(declared) if declared is not None else symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
+            storage.allocate(arg, AllocKind.ARGUMENT, None, arg_size, None, func.op.location)
     _Walker(storage, default_device(func, module), first_size).block(func.body)
     return storage

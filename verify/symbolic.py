@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import z3
+from z3 import BoolRef, ModelRef  # annotations inside `Symbols`, whose method `z3` shadows the module
 
 from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Location, Op, Value
@@ -229,10 +230,10 @@ class Symbols:
                     stack.extend(self.facts[fi].atoms)
         return seen, sorted(facts)
 
-    def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[z3.BoolRef], bool]:
+    def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[BoolRef], bool]:
         """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
         atoms, facts = self.closure(exprs)
-        out: list[z3.BoolRef] = [self.var(a) >= 0 for a in sorted(atoms)]
+        out: list[BoolRef] = [self.var(a) >= 0 for a in sorted(atoms)]
         nonlinear = False
         for fi in facts:
             f = self.facts[fi]
@@ -261,7 +262,7 @@ class Symbols:
             key.append((shape[0], tuple(rename(e) for e in shape[1])))
         return tuple(key)
 
-    def model_values(self, model: z3.ModelRef, exprs: Iterable[Expr]) -> dict[int, int]:
+    def model_values(self, model: ModelRef, exprs: Iterable[Expr]) -> dict[int, int]:
         """Concrete values of the atoms of `exprs` (and what they depend on) in a Z3 model."""
         atoms, _ = self.closure(exprs)
         out: dict[int, int] = {}
@@ -297,7 +298,7 @@ def _subi(s: Symbols, op: Op) -> list[Expr]:
         return [d]
     # No wrap-around: the difference is a non-negative atom equal to a - b.
     atom = s.fresh("difference", op.results[0], op.location)
-    s.fact((atom, d), lambda sy, a=atom, d=d: sy.z3(a) == sy.z3(d), kind="eq")
+    s.fact((atom, d), lambda sy: sy.z3(atom) == sy.z3(d), kind="eq")
     return [atom]
 
 
@@ -309,7 +310,7 @@ def _muli(s: Symbols, op: Op) -> list[Expr]:
     if b.is_const:
         return [a.scale(b.const)]
     p = s.fresh("product", op.results[0], op.location)
-    s.fact((p, a, b), lambda sy, p=p, a=a, b=b: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True, kind="mul")
+    s.fact((p, a, b), lambda sy: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True, kind="mul")
     return [p]
 
 
@@ -345,7 +346,7 @@ def _remui(s: Symbols, op: Op) -> list[Expr]:
     if a.is_const and b.is_const and b.const > 0:
         return [const(a.const % b.const)]
     r = s.fresh("remainder", op.results[0], op.location)
-    s.fact((r, b), lambda sy, r=r, b=b: sy.z3(r) < sy.z3(b), kind="rem")
+    s.fact((r, b), lambda sy: sy.z3(r) < sy.z3(b), kind="rem")
     return [r]
 
 
@@ -354,7 +355,7 @@ def _select_like(s: Symbols, op: Op, pick: Callable[[int, int], int], build: Cal
     if a.is_const and b.is_const:
         return [const(pick(a.const, b.const))]
     m = s.fresh("minmax", op.results[0], op.location)
-    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: sy.z3(m) == build(sy.z3(a), sy.z3(b)), kind=f"minmax:{pick.__name__}")
+    s.fact((m, a, b), lambda sy: sy.z3(m) == build(sy.z3(a), sy.z3(b)), kind=f"minmax:{pick.__name__}")
     return [m]
 
 
@@ -376,7 +377,7 @@ def _select(s: Symbols, op: Op) -> list[Expr]:
     if a == b:
         return [a]
     m = s.fresh("select", op.results[0], op.location)
-    s.fact((m, a, b), lambda sy, m=m, a=a, b=b: z3.Or(sy.z3(m) == sy.z3(a), sy.z3(m) == sy.z3(b)), kind="select")
+    s.fact((m, a, b), lambda sy: z3.Or(sy.z3(m) == sy.z3(a), sy.z3(m) == sy.z3(b)), kind="select")
     return [m]
 
 
@@ -408,7 +409,7 @@ def _sizeof(s: Symbols, op: Op) -> list[Expr]:
                     size = e.scale(size.const)
                 else:
                     p = s.fresh("product", None, op.location, "tensor size")
-                    s.fact((p, size, e), lambda sy, p=p, a=size, b=e: sy.z3(p) == sy.z3(a) * sy.z3(b), nonlinear=True, kind="mul")
+                    s.fact((p, size, e), _product_fact(p, size, e), nonlinear=True, kind="mul")
                     size = p
             else:
                 return [size]
@@ -435,22 +436,26 @@ def _pack(s: Symbols, op: Op) -> list[Expr]:
     total = s.fresh("pack_total", op.results[0], op.location)
     offsets = [s.fresh("pack_offset", r, op.location) for r in op.results[1:]]
     for i, (off, size) in enumerate(zip(offsets, sizes)):
-        s.fact(
-            (off, size, base, total),
-            lambda sy, o=off, z=size: z3.And(sy.z3(o) >= sy.z3(base), sy.z3(o) + sy.z3(z) <= sy.z3(base) + sy.z3(total)),
-            kind="pack_bound",
-        )
+        s.fact((off, size, base, total), _pack_bound_fact(off, size, base, total), kind="pack_bound")
         for j in range(i):
             if i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]):
                 oi, zi, oj, zj = off, size, offsets[j], sizes[j]
-                s.fact(
-                    (oi, zi, oj, zj),
-                    lambda sy, oi=oi, zi=zi, oj=oj, zj=zj: z3.Or(
-                        sy.z3(oi) + sy.z3(zi) <= sy.z3(oj), sy.z3(oj) + sy.z3(zj) <= sy.z3(oi), sy.z3(zi) == 0, sy.z3(zj) == 0
-                    ),
-                    kind="pack_disjoint",
-                )
+                s.fact((oi, zi, oj, zj), _pack_disjoint_fact(oi, zi, oj, zj), kind="pack_disjoint")
     return [total, *offsets]
+
+
+# Fact builders made inside loops are built by these functions so that each closure holds its own
+# iteration's expressions (a lambda in the loop would see the loop variables' last values).
+def _product_fact(p: Expr, a: Expr, b: Expr) -> Callable[[Symbols], BoolRef]:
+    return lambda sy: sy.z3(p) == sy.z3(a) * sy.z3(b)
+
+
+def _pack_bound_fact(off: Expr, size: Expr, base: Expr, total: Expr) -> Callable[[Symbols], BoolRef]:
+    return lambda sy: z3.And(sy.z3(off) >= sy.z3(base), sy.z3(off) + sy.z3(size) <= sy.z3(base) + sy.z3(total))
+
+
+def _pack_disjoint_fact(oi: Expr, zi: Expr, oj: Expr, zj: Expr) -> Callable[[Symbols], BoolRef]:
+    return lambda sy: z3.Or(sy.z3(oi) + sy.z3(zi) <= sy.z3(oj), sy.z3(oj) + sy.z3(zj) <= sy.z3(oi), sy.z3(zi) == 0, sy.z3(zj) == 0)
 
 
 def pack_intervals(op: Op) -> list[tuple[int, int]]:

@@ -68,8 +68,8 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
         side_b = [b.start, b.end]
         shows.append(b.start)
     targets = list(ob.targets) if ob.shape == "order_any" else ([b] if b is not None else [])
-    for t in targets[1:]:
-        side_b.extend((t.start, t.end))
+    for other in targets[1:]:
+        side_b.extend((other.start, other.end))
     anc_a = g.ancestors(side_a)
     anc_b = g.ancestors(side_b) if side_b else set()
     keys = set(side_a) | set(side_b)

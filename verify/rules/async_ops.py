@@ -9,6 +9,7 @@ results are fresh values, ready when the op ends.
 
 from __future__ import annotations
 
+from stream.ir.attributes import ArrayAttr
 from stream.ir.core import Op, Value
 from stream.ir.spec import OpSpec
 from stream.ir.types import ResourceType, element_byte_width
@@ -39,7 +40,7 @@ def _tied_operands(spec: OpSpec, op: Op) -> set[int]:
 
 def _entry(op: Op) -> str:
     eps = op.properties.get("entry_points")
-    text = str(eps.elements[0]) if eps is not None and getattr(eps, "elements", None) else "?"
+    text = str(eps.elements[0]) if isinstance(eps, ArrayAttr) and eps.elements else "?"
     return text.split("::")[-1]
 
 
