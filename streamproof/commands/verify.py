@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from stream.ir.verifier import verify_structure
 from streamproof.io import parse_inputs, write_output
@@ -77,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
             out.append((body + "\n" if body else "") + r.summary())
         sys.stdout.write("\n".join(out) + "\n")
     if args.trace_counterexample:
-        trace = next((r.trace() for r in reports if any(v.witness is not None for v in r.violations)), {"traceEvents": []})
+        trace: dict[str, Any] = next((r.trace() for r in reports if any(v.witness is not None for v in r.violations)), {"traceEvents": []})
         write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n")
     if any(r.errors for r in reports):
         return EXIT_VIOLATION
