@@ -35,7 +35,8 @@ _TOKEN = re.compile(
     """.replace("STRING", _STRING),
     re.VERBOSE,
 )
-_BAD_ESCAPE = re.compile(r'\\(?![nt"\\]|[0-9a-fA-F]{2})')
+# The longest well-formed start of a string literal: where it stops tells what is wrong.
+_STRING_PREFIX = re.compile(_STRING[:-1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,13 +135,12 @@ class Lexer:
         text = self.text
         quote = pos + 1 if text[pos] == "@" and text.startswith('"', pos + 1) else pos
         if text[quote] == '"':
-            end = text.find("\n", quote)
-            line = text[quote : end if end != -1 else len(text)]
-            bad = _BAD_ESCAPE.search(line, 1)
-            closing = line.find('"', 1)
-            if bad is not None and (closing == -1 or bad.start() < closing):
-                return self.error_at(quote + bad.start(), "invalid escape in string literal (MLIR knows \\n, \\t, \\\", \\\\ and \\XX)")
-            return self.error_at(quote, "unterminated string literal: no closing '\"' on this line")
+            prefix = _STRING_PREFIX.match(text, quote)
+            stop = prefix.end() if prefix is not None else quote
+            if text.startswith("\\", stop):
+                return self.error_at(stop, "invalid escape in string literal (MLIR knows \\n, \\t, \\\", \\\\ and \\XX)")
+            if not text.startswith('"', stop):
+                return self.error_at(quote, "unterminated string literal: no closing '\"' on this line")
         return self.error_at(pos, f"unexpected character '{text[pos]}'")
 
     # -- diagnostics --------------------------------------------------------------------------
