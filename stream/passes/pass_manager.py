@@ -147,6 +147,10 @@ class PassVerificationError(Exception):
         super().__init__(message)
         self.pass_name = pass_name
         self.report = report
+        # Filled in by `run_pipeline`: the passes proved before this one, and this pass's own
+        # record (its timings; `report` is the failing report).
+        self.records: list[PassRecord] = []
+        self.failed: PassRecord | None = None
 
 
 @dataclass
@@ -190,7 +194,13 @@ def run_pipeline(
         record = PassRecord(info.name, time.perf_counter() - start, output=out)
         if verify == "each":
             vstart = time.perf_counter()
-            record.report = hook(module, out, info.name)  # type: ignore[misc]
+            try:
+                record.report = hook(module, out, info.name)  # type: ignore[misc]
+            except PassVerificationError as e:
+                record.verify_seconds = time.perf_counter() - vstart
+                record.report = e.report
+                e.records, e.failed = records, record
+                raise
             record.verify_seconds = time.perf_counter() - vstart
         records.append(record)
         if after_pass is not None:
@@ -200,6 +210,11 @@ def run_pipeline(
             break
     if verify == "final" and records:
         vstart = time.perf_counter()
-        records[-1].report = hook(original, module, "pipeline")  # type: ignore[misc]
+        try:
+            records[-1].report = hook(original, module, "pipeline")  # type: ignore[misc]
+        except PassVerificationError as e:
+            e.records, e.failed = records[:-1], records[-1]
+            records[-1].verify_seconds, records[-1].report = time.perf_counter() - vstart, e.report
+            raise
         records[-1].verify_seconds = time.perf_counter() - vstart
     return module, records

@@ -6,18 +6,24 @@ examples:
   streamproof compile prog.mlir --pass-pipeline= --generic     # print in MLIR's generic form
   streamproof compile prog.mlir --pass-pipeline='schedule-execution,schedule-concurrency{favor=max-concurrency}'
   streamproof compile tests.mlir --split-input-file --pass-pipeline=schedule-execution --no-verify
+  streamproof compile examples/mlp.mlir -o mlp.cmd.mlir --timing --report=json > report.json
   cat prog.mlir | streamproof compile - --pass-pipeline=
+
+After a verified compile the proof summary goes to stderr; when a pass output is not proved the
+command prints the counterexample (naming the pass), writes no output file, and exits 1 (3 when
+the solver could not decide).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
+from typing import Any
 
 from stream.ir.core import Module
 from stream.ir.printer import print_module
-from stream.ir.verifier import verify_structure
 from streamproof.io import parse_inputs, write_output
 
 HELP = __doc__ or ""
@@ -43,6 +49,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     verify = p.add_mutually_exclusive_group()
     verify.add_argument("--verify", choices=("each", "final"), default="each", help="prove every pass (default) or only the result")
     verify.add_argument("--no-verify", action="store_const", dest="verify", const="none", help="skip the proofs")
+    p.add_argument("--smt", choices=("pruned", "full"), default="pruned",
+                   help="pruned: reachability first, Z3 for the rest (default); full: every obligation through Z3")
+    p.add_argument("--smt-dump", metavar="DIR", help="write every Z3 query as an SMT-LIB 2 file in DIR")
+    p.add_argument("--rlimit", type=int, metavar="N", default=None, help="Z3 resource limit per query (deterministic; default 20000000)")
+    p.add_argument("--report", choices=("text", "json"), default="text",
+                   help="text: the proof summary (or the counterexample) on stderr; json: a per-pass report on stdout "
+                   "(then the IR goes only to -o)")
+    p.add_argument("--trace-counterexample", metavar="FILE", help="when a pass fails, write its counterexample as Chrome/Perfetto trace JSON")
     p.add_argument("--timing", action="store_true", help="print a per-pass table of transform and verification time (to stderr)")
 
 
@@ -50,41 +64,15 @@ def camel(name: str) -> str:
     return "".join(part.capitalize() for part in re.split(r"[-_]", name))
 
 
-def _pipeline(text: str | None):  # type: ignore[no-untyped-def]
-    from stream.passes import DEFAULT_PIPELINE, PipelineError, parse_pipeline
-    from streamproof.cli import UsageError
-
-    try:
-        return parse_pipeline(",".join(DEFAULT_PIPELINE) if text is None else text)
-    except PipelineError as e:
-        raise UsageError(f"streamproof compile: {e}") from None
-
-
-def _install_verifier(mode: str) -> None:
-    if mode == "none":
-        return
-    from streamproof.cli import UsageError
-
-    try:
-        from verify.hook import install  # type: ignore[import-not-found]
-    except ImportError:
-        raise UsageError("streamproof compile: the verifier is not available in this build; pass --no-verify") from None
-    install()
-
-
-def _stop_level(level: str):  # type: ignore[no-untyped-def]
-    if level == "final":
-        return None
-    return lambda info: info.produces == level
-
-
 def main(args: argparse.Namespace) -> int:
-    from stream.passes import run_pipeline
+    from stream.passes import PipelineError
+    from streamproof.api import CompileError, CompileResult, compile
+    from streamproof.cli import EXIT_OK, UsageError
+    from verify.discharge import DEFAULT_RLIMIT
 
+    if args.rlimit is not None and args.rlimit <= 0:
+        raise UsageError("streamproof compile: --rlimit must be a positive integer")
     chunks = parse_inputs(args.input, args.split_input_file)
-    pipeline = _pipeline(args.pass_pipeline)
-    if pipeline:
-        _install_verifier(args.verify)
     dump_after = set(args.print_ir_after)
 
     def after_pass(name: str, module: Module) -> None:
@@ -92,28 +80,47 @@ def main(args: argparse.Namespace) -> int:
             sys.stderr.write(f"// -----// IR Dump After {camel(name)} ({name}) //----- //\n")
             sys.stderr.write(print_module(module, generic=args.generic))
 
-    outputs = []
+    results: list[CompileResult] = []
+    failure: CompileError | None = None
     for chunk in chunks:
-        verify_structure(chunk.module)
-        if args.compile_to == "input":
-            outputs.append(print_module(chunk.module, generic=args.generic))
-            continue
-        module, records = run_pipeline(
-            chunk.module, pipeline, verify=args.verify if pipeline else "none", after_pass=after_pass, stop_after=_stop_level(args.compile_to)
-        )
-        verify_structure(module)
-        outputs.append(print_module(module, generic=args.generic))
-        if args.timing:
-            _print_timing(records)
-    write_output(args.output, "// -----\n".join(outputs))
-    return 0
+        try:
+            results.append(compile(
+                chunk.module, pipeline=args.pass_pipeline, compile_to=args.compile_to, verify=args.verify, smt=args.smt,
+                rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, filename=chunk.name, after_pass=after_pass,
+            ))
+        except PipelineError as e:
+            raise UsageError(f"streamproof compile: {e}") from None
+        except CompileError as e:
+            failure = e
+            results.append(e.result)
+            break
+    if args.timing:
+        for r in results:
+            _print_timing(r)
+    if args.report == "json":
+        payload: dict[str, Any] = results[0].to_json() if len(results) == 1 else {
+            "schema": "streamproof.compile.reports", "reports": [r.to_json() for r in results]}
+        sys.stdout.write(json.dumps(payload, indent=2) + "\n")
+    if failure is not None:
+        if args.report == "text":
+            sys.stderr.write(str(failure) + "\n")
+        if args.trace_counterexample:
+            write_output(args.trace_counterexample, json.dumps(failure.report.trace(), indent=1) + "\n")
+        return failure.exit_code
+    outputs = "// -----\n".join(r.text(args.generic) for r in results)
+    if args.report == "text" or args.output:
+        write_output(args.output, outputs)
+    if args.report == "text" and args.verify != "none" and any(r.passes for r in results):
+        for r in results:
+            sys.stderr.write(r.summary() + "\n")
+    return EXIT_OK
 
 
-def _print_timing(records) -> None:  # type: ignore[no-untyped-def]
+def _print_timing(result: Any) -> None:
     lines = [f"{'pass':<32} {'transform ms':>13} {'verify ms':>10}"]
-    for r in records:
-        lines.append(f"{r.name:<32} {1000 * r.transform_seconds:>13.2f} {1000 * r.verify_seconds:>10.2f}")
-    total_t = sum(r.transform_seconds for r in records)
-    total_v = sum(r.verify_seconds for r in records)
+    for p in result.passes:
+        lines.append(f"{p.name:<32} {1000 * p.transform_seconds:>13.2f} {1000 * p.verify_seconds:>10.2f}")
+    total_t = sum(p.transform_seconds for p in result.passes)
+    total_v = sum(p.verify_seconds for p in result.passes)
     lines.append(f"{'total':<32} {1000 * total_t:>13.2f} {1000 * total_v:>10.2f}")
     sys.stderr.write("\n".join(lines) + "\n")

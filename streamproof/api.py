@@ -1,0 +1,234 @@
+"""The Python API: the command line's three jobs as functions.
+
+    import streamproof
+    result = streamproof.compile(text)                 # every pass proved; raises CompileError
+    print(result.text())                               # the cmd-level schedule
+    for p in result.passes:                            # per pass: timings and the proof report
+        print(p.name, p.transform_seconds, p.verify_seconds, p.report.summary())
+    report = streamproof.verify(result.module)         # a verify.report.Report (report.ok)
+    run = streamproof.run(text, inputs=[x, w])         # compiles input-level programs first
+    run.results                                        # numpy arrays
+
+Programs are given as MLIR text (pretty or generic form) or as a `Module` (from
+`streamproof.parse` or `stream.builder`). Bad input raises `stream.ir.DiagnosticError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from stream.ir.core import Module
+from stream.ir.parser import parse_module
+from stream.ir.printer import print_module
+from stream.ir.verifier import verify_structure
+from stream.ir.walk import functions
+from stream.passes import DEFAULT_PIPELINE, PassInfo, PassRecord, PassVerificationError, parse_pipeline, run_pipeline
+from verify.discharge import DEFAULT_RLIMIT
+from verify.hook import install, refinement_findings
+from verify.report import Report
+
+__all__ = ["compile", "verify", "run", "CompileResult", "PassResult", "CompileError", "LEVELS", "COMPILE_SCHEMA_VERSION"]
+
+LEVELS = ("input", "tensor", "async", "cmd", "final")
+COMPILE_SCHEMA_VERSION = 1
+
+
+@dataclass(slots=True)
+class PassResult:
+    """One pass of a compile: how long it took, how long its proof took, and the proof's report
+    (None when verification was off, or deferred to the end with verify="final")."""
+
+    name: str
+    transform_seconds: float
+    verify_seconds: float
+    report: Report | None
+    status: str = "proved"  # "proved" | "unverified" | "violated" | "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "transform_ms": round(1000 * self.transform_seconds, 3),
+            "verify_ms": round(1000 * self.verify_seconds, 3),
+            "report": self.report.to_json() if self.report is not None else None,
+        }
+
+
+@dataclass(slots=True)
+class CompileResult:
+    """The output module and what every pass did."""
+
+    module: Module
+    passes: list[PassResult] = field(default_factory=list)
+    file: str = "<string>"
+    verify: str = "each"
+
+    def text(self, generic: bool = False) -> str:
+        return print_module(self.module, generic)
+
+    @property
+    def ok(self) -> bool:
+        return all(p.status in ("proved", "unverified") for p in self.passes)
+
+    def summary(self) -> str:
+        """One line: what was proved, by what, in how long."""
+        reports = [p.report for p in self.passes if p.report is not None]
+        if not reports:
+            return f"{self.file}: compiled {len(self.passes)} pass(es), not verified"
+        obligations = sum(r.stats.obligations for r in reports)
+        reach = sum(r.stats.by_reachability for r in reports)
+        const = sum(r.stats.by_constant for r in reports)
+        z3 = sum(r.stats.by_z3 for r in reports)
+        refined = sum(1 for r in reports if r.refinement is not None)
+        seconds = sum(p.transform_seconds + p.verify_seconds for p in self.passes)
+        if self.verify == "final":
+            what = f"{len(self.passes)} passes, the result proved against the input"
+        else:
+            what = f"{len(reports)} passes proved"
+        return (f"{self.file}: {what}: {obligations} obligations ({reach} by reachability, {const} by constant ranges, "
+                f"{z3} by Z3), refinement checked {refined}x, in {seconds:.2f} s")
+
+    def to_json(self) -> dict[str, Any]:
+        """`--report=json` of `streamproof compile`: schema `streamproof.compile.report`,
+        version 1: `file`, `status` ("proved", "unverified", "violated", "unknown"),
+        `failed_pass` (or null), totals in milliseconds, and `passes` (each `name`, `status`,
+        `transform_ms`, `verify_ms`, `report`: a `streamproof.verify.report` or null)."""
+        failed = next((p for p in self.passes if p.status in ("violated", "unknown")), None)
+        if failed is not None:
+            status = failed.status
+        else:  # with verify="final" the last pass's proof covers the whole pipeline
+            status = "proved" if self.passes and self.passes[-1].status == "proved" else "unverified"
+        return {
+            "schema": "streamproof.compile.report",
+            "version": COMPILE_SCHEMA_VERSION,
+            "file": self.file,
+            "status": status,
+            "failed_pass": failed.name if failed is not None else None,
+            "transform_ms": round(sum(1000 * p.transform_seconds for p in self.passes), 3),
+            "verify_ms": round(sum(1000 * p.verify_seconds for p in self.passes), 3),
+            "passes": [p.to_json() for p in self.passes],
+        }
+
+
+class CompileError(Exception):
+    """A pass produced output that was not proved. `pass_name` names it, `report` holds the
+    counterexample (a `verify.report.Report`), `result` what ran before (with the failing pass
+    last, status "violated" or "unknown"); `str(e)` is the counterexample text."""
+
+    def __init__(self, error: PassVerificationError, result: CompileResult) -> None:
+        super().__init__(str(error))
+        self.pass_name = error.pass_name
+        self.report: Report = error.report
+        self.result = result
+        self.exit_code = int(getattr(error.report, "exit_code", 0) or 1)
+
+
+def _module(program: str | Module, filename: str) -> Module:
+    return parse_module(program, filename) if isinstance(program, str) else program
+
+
+def compile(
+    program: str | Module,
+    *,
+    pipeline: str | None = None,
+    compile_to: str = "final",
+    verify: str = "each",
+    smt: str = "pruned",
+    rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None,
+    filename: str = "<string>",
+    after_pass: Any = None,
+) -> CompileResult:
+    """Lower `program` through `pipeline` (default: SPEC §4's twelve passes; "" for none),
+    proving every pass (`verify="each"`), only the end result ("final") or nothing ("none").
+    Stops once `compile_to` ("input", "tensor", "async", "cmd") is reached. Raises CompileError
+    when a pass output is not proved. `after_pass(name, module)` is called after each pass."""
+    if compile_to not in LEVELS:
+        raise ValueError(f"compile_to must be one of {', '.join(LEVELS)}, not {compile_to!r}")
+    if verify not in ("each", "final", "none"):
+        raise ValueError(f"verify must be 'each', 'final' or 'none', not {verify!r}")
+    module = _module(program, filename)
+    verify_structure(module)
+    result = CompileResult(module, file=filename, verify=verify)
+    if compile_to == "input":
+        return result
+    passes = parse_pipeline(",".join(DEFAULT_PIPELINE) if pipeline is None else pipeline)
+    if passes and verify != "none":
+        install(smt=smt, rlimit=rlimit, smt_dump=smt_dump)
+
+    def stop(info: PassInfo) -> bool:
+        return compile_to != "final" and info.produces == compile_to
+
+    try:
+        out, records = run_pipeline(module, passes, verify=verify if passes else "none", after_pass=after_pass, stop_after=stop)
+    except PassVerificationError as e:
+        status = "unknown" if getattr(e.report, "exit_code", 1) == 3 else "violated"
+        failed = e.failed
+        result.passes = [*map(_pass_result, e.records), PassResult(
+            e.pass_name, failed.transform_seconds if failed else 0.0, failed.verify_seconds if failed else 0.0, e.report, status)]
+        raise CompileError(e, result) from None
+    verify_structure(out)
+    result.module = out
+    result.passes = [_pass_result(r) for r in records]
+    return result
+
+
+def _pass_result(r: PassRecord) -> PassResult:
+    return PassResult(r.name, r.transform_seconds, r.verify_seconds, r.report, "proved" if r.report is not None else "unverified")
+
+
+def verify(
+    program: str | Module,
+    *,
+    refines: str | Module | None = None,
+    smt: str = "pruned",
+    rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None,
+    function: str | None = None,
+    filename: str = "<string>",
+) -> Report:
+    """Prove `program` (tensor, async or cmd level) free of the hazards of SPEC §3.3; with
+    `refines`, also that it computes what `refines` computes (VALUE_MISMATCH otherwise).
+    `report.ok` says whether everything was proved; `report.text()` has the counterexamples."""
+    from verify import verify_module
+
+    module = _module(program, filename)
+    verify_structure(module)
+    report = verify_module(module, smt=smt, rlimit=rlimit, smt_dump=smt_dump, function=function, file=filename)
+    if refines is not None:
+        before = _module(refines, "<before>")
+        verify_structure(before)
+        found = refinement_findings(before, module, function)
+        if found is not None:
+            report.violations.extend(found[0])
+            report.unknowns.extend(found[1])
+    return report
+
+
+def run(
+    program: str | Module,
+    inputs: Sequence[Any] | None = None,
+    *,
+    function: str | None = None,
+    driver: str = "task",
+    seed: int = 0,
+    check_races: bool = False,
+    trace: Any = False,
+    verify: str = "each",
+    **options: Any,
+) -> Any:
+    """Run `program` on the numpy runtime and return a `runtime.RunResult` (`.results`,
+    `.findings`, `.stats`). An input-level program is compiled first (every pass proved unless
+    `verify="none"`); a cmd-level one runs as is. Without `inputs`, random ones are drawn."""
+    from runtime.api import program_level, random_inputs, run_module, select_function
+
+    module = _module(program, "<string>")
+    verify_structure(module)
+    f = select_function(module, function)
+    if program_level(f) not in ("cmd", None):
+        module = compile(module, verify=verify).module
+    name = f.name if f.name in {g.name for g in functions(module)} else function
+    args = list(inputs) if inputs is not None else random_inputs(module, name, seed)
+    return run_module(module, args, function=name, driver=driver, seed=seed, check_races=check_races, trace=trace, **options)
