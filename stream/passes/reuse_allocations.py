@@ -170,10 +170,13 @@ def _apply(block: Block, reuses: list[Reuse]) -> Block:
             if reuse.exact:
                 mapping[op.results[0]] = resolve(reuse.storage)  # chains: storage reused earlier
             else:
+                # The freed storage may itself have been reused earlier in this round (an exact
+                # link of a chain): its alloca is gone, so view the storage it stands for.
+                base = resolve(reuse.storage)
                 zero = build("arith.constant", results={"result": INDEX}, attrs={"value": IntegerAttr(0, INDEX)})
                 subview = build(
                     "stream.resource.subview",
-                    {"source": reuse.storage, "source_size": reuse.storage_size, "source_offset": zero.results[0], "result_size": alloca.storage_size},
+                    {"source": base, "source_size": reuse.storage_size, "source_offset": zero.results[0], "result_size": alloca.storage_size},
                     {"result": op.results[0].type},
                     location=op.location,
                 )
@@ -191,6 +194,6 @@ def _apply(block: Block, reuses: list[Reuse]) -> Block:
         if new.name == "stream.resource.dealloca" and view(new).operand in subviews:
             # Free the whole storage, not the subview the allocation now is.
             base = subviews[view(new).operand]
-            new = new.replace(operands=(base.storage, base.storage_size, *new.operands[2:]))
+            new = new.replace(operands=(resolve(base.storage), base.storage_size, *new.operands[2:]))
         ops.append(new)
     return Block(block.arguments, tuple(ops))

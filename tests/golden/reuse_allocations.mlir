@@ -159,3 +159,41 @@ util.func public @chain(%arg0: !stream.resource<external>) -> !stream.resource<e
   %o = stream.timepoint.await %d2 => %arg0 : !stream.resource<external>{%c64}
   util.return %o : !stream.resource<external>
 }
+
+// -----
+
+// A chain through a subview: the second allocation reuses the first exactly, the third (smaller) takes a subview of that same storage.
+// CHECK-LABEL: @chainThroughSubview
+// CHECK: %[[R0:.+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128}
+// CHECK-NOT: stream.resource.alloca
+// CHECK: %[[E0:.+]] = stream.cmd.execute
+// CHECK: %[[E1:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]]) => with(%arg0 as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[R0]] as
+// CHECK: %[[VIEW:.+]] = stream.resource.subview %[[R0]][%{{.+}}] : !stream.resource<transient>{%c128} -> !stream.resource<transient>{%c64}
+// CHECK: %[[E2:.+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E1]]) => with(%arg0 as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[VIEW]] as
+// CHECK: stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%[[E2]]) => %[[R0]] : !stream.resource<transient>{%c128}
+// CHECK-NOT: stream.resource.dealloca
+util.func public @chainThroughSubview(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c128}) {
+    stream.cmd.copy %a[%c0], %x[%c64], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c128}
+    stream.cmd.copy %x[%c64], %a[%c0], %c64 : !stream.resource<transient>{%c128} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c128} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<transient>{%c128} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c128}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c128}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c128} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c128} => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d1) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t2) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r2 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e2) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
