@@ -10,7 +10,8 @@ over the whole event graph (a time variable per event, `t_u < t_v` per edge) and
 condition, with no reachability and no constant folding: an independent oracle for the pruned
 mode (a linear extension of the graph exists exactly when an ordering is not forced).
 
-Fail closed: `unknown`, including an `rlimit` hit, is never "proved" (status `unknown`, exit 3).
+Fail closed: `unknown`, including an `rlimit` hit, is never "proved" (status `unknown`, exit 3);
+so are `opaque` obligations (accesses through storage the model cannot name).
 `smt_dump` writes every query as an SMT-LIB 2 file (with `set-logic`) that z3 or cvc5 re-check:
 `sat` means a violation, `unsat` a proof.
 """
@@ -104,6 +105,8 @@ class Decider:
         shape, hb = ob.shape, self.hb
         if shape == "fact":
             return Verdict("violated", "structure")
+        if shape == "opaque":
+            return Verdict("unknown", "structure", reason=ob.detail)
         if shape == "range":
             return self._cond(ob, ob.cond or ())
         assert ob.first is not None and ob.second is not None
@@ -169,6 +172,8 @@ class Decider:
     def _full(self, ob: Obligation) -> Verdict:
         if ob.shape == "fact":
             return Verdict("violated", "structure")
+        if ob.shape == "opaque":
+            return Verdict("unknown", "structure", reason=ob.detail)
         cond = ob.cond
         exprs = cond_exprs(cond) if cond else []
         parts: list[z3.BoolRef] = [cond_z3(self.model, cond)] if cond is not None else []
@@ -208,7 +213,7 @@ class Decider:
             return Verdict("violated", "z3", self.model.symbols.model_values(solver.model(), exprs))
         if result == z3.unsat:
             return Verdict("proved", "z3")
-        return Verdict("unknown", "z3", reason=solver.reason_unknown())
+        return Verdict("unknown", "z3", reason=f"solver: {solver.reason_unknown() or 'unknown'}")
 
     def _dump(self, ob: Obligation, solver: z3.Solver, nonlinear: bool) -> None:
         assert self.dump_dir is not None

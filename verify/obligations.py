@@ -10,7 +10,9 @@ Each obligation is an explicit object with a *shape* saying what must be shown:
   (races; with `first is second`, an op that conflicts with itself);
 * `range`: the condition `cond` (a disjunction of conjunctions of linear facts `e > 0`) is
   unsatisfiable (bounds, pack slices, writes to read-only storage);
-* `fact`: violated by the program's structure alone (two frees, a leak, a cycle).
+* `fact`: violated by the program's structure alone (two frees, a leak, a cycle);
+* `opaque`: undecidable from the model (an access through storage an unmodelled op returned):
+  never proved, always `unknown` (fail closed).
 
 `generate(model, full)` lists them. In full mode nothing is pruned: every pair of accesses on one
 allocation is listed, even where constant ranges are disjoint.
@@ -27,7 +29,7 @@ from stream.ir.core import Op, Value
 from stream.ir.types import Lifetime
 from verify.events import Site
 from verify.model import Access, FunctionModel, RangeCheck
-from verify.storage import Allocation
+from verify.storage import Allocation, AllocKind
 from verify.symbolic import Expr, overlaps, pack_intervals
 
 __all__ = ["Obligation", "Cond", "generate", "overlap_cond", "race_class"]
@@ -408,10 +410,29 @@ def completion(model: FunctionModel) -> Iterator[Obligation]:
         )
 
 
+def opaque(model: FunctionModel) -> Iterator[Obligation]:
+    """Storage returned by an op without an effect rule may alias any other storage (its
+    operands, a global, another such result): no race, lifetime or wait involving an access
+    through it can be decided, so each such allocation that is accessed is one obligation the
+    verifier leaves undecided (exit 3), never a proof."""
+    seen: set[int] = set()
+    for a in model.accesses:
+        alloc = a.alloc
+        if alloc.kind is not AllocKind.UNKNOWN or alloc.id in seen:
+            continue
+        seen.add(alloc.id)
+        maker = f"'{alloc.op.name}' at {alloc.op.location}" if alloc.op is not None else "an unmodelled op"
+        yield Obligation(
+            "RACE_WRITE_AFTER_WRITE" if a.writes else "RACE_READ_AFTER_WRITE", "opaque", a.site, None, a, None, alloc,
+            roles=("access", ""), op=a.site.op,
+            detail=f"{a.site.op.name} uses storage returned by {maker}, which may alias any other storage",
+        )
+
+
 def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
     out: list[Obligation] = []
     for gen in (races(model, full), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
-                packs(model), affinity(model), completion(model)):
+                packs(model), affinity(model), completion(model), opaque(model)):
         out.extend(gen)
     return out
 

@@ -13,8 +13,9 @@ get their storage from the op that defines them, by a rule table keyed by op nam
 
 `version` numbers the values of one storage at the async level: an in-place write (a tie) ends
 the operand's version and starts a new one, so "every reader of the old version happens before
-the writer" is the tie-linearity rule (reference A2). Unknown ops that return resources get an
-`UNKNOWN` allocation (never assumed to alias anything else; never freeable).
+the writer" is the tie-linearity rule (reference A2). Untied resource results of ops without an
+effect rule get an `UNKNOWN` allocation: it may alias anything, so every access through it is
+undecided (fail closed, `verify.obligations.opaque`), and it is never freeable.
 
 Assumptions: distinct imports and distinct resource arguments do not alias (SPEC §3.2).
 
@@ -222,7 +223,7 @@ def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
 
 def default_results(w: _Walker, op: Op) -> None:
     """Tied resource results alias their operand (a new version); the others are fresh values
-    on the op's device (UNKNOWN allocations for ops without a spec)."""
+    on the op's device (UNKNOWN allocations for ops without an effect rule)."""
     spec = spec_for(op)
     sizes = result_sizes(op, spec)
     k = 0
@@ -236,9 +237,18 @@ def default_results(w: _Walker, op: Op) -> None:
         if tied is not None and tied < len(op.operands) and op.operands[tied] in w.storage.views:
             w.storage.alias(r, op.operands[tied], size=size, new_version=True)
         else:
-            kind = AllocKind.VALUE if spec is not None else AllocKind.UNKNOWN
-            placement = w.device(op) if spec is not None else None
+            kind = AllocKind.VALUE if _creates_values(op) else AllocKind.UNKNOWN
+            placement = w.device(op) if kind is AllocKind.VALUE else None
             w.storage.allocate(r, kind, op, size, placement, op.location)
+
+
+def _creates_values(op: Op) -> bool:
+    """Does `op` have an effect rule, so that its untied results are known to be fresh values?
+    Any other op (`util.call`, `arith.select` on resources, ...) may return storage that
+    aliases its operands or anything else: UNKNOWN."""
+    from verify.rules import EFFECTS  # the rules import this module
+
+    return op.name in EFFECTS
 
 
 @storage_rule("stream.resource.alloca")

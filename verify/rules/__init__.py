@@ -6,9 +6,10 @@ lifetime facts through the `verify.model.Builder` vocabulary. Adding an op adds 
 not a special case elsewhere.
 
 Ops without a rule: pure ops (index arithmetic, `hal.*` helpers) contribute nothing; any other op
-that takes or returns a resource is treated conservatively (`unknown_op`): it reads and writes
-all of every resource operand (on the host outside regions), and its resource results are
-storage the verifier knows nothing about.
+that takes or returns a resource (an `arith` op included) is treated conservatively
+(`unknown_op`): it reads and writes all of every resource operand (on the host outside regions),
+and its untied resource results are storage the verifier knows nothing about, so that nothing
+done through them is ever proved (`verify.obligations.opaque`).
 """
 
 from __future__ import annotations
@@ -46,19 +47,26 @@ def apply_rule(b: Builder, op: Op) -> None:
     rule = EFFECTS.get(op.name)
     if rule is not None:
         rule(b, op)
-    elif op.name in PURE or op.dialect == "arith":
+    elif op.name in PURE:
         return
     elif any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
+        # Even an `arith` op is unknown here once it touches a resource: `arith.select` of two
+        # resources names one of them, which no storage rule can say in advance.
         unknown_op(b, op)
 
 
 def unknown_op(b: Builder, op: Op) -> None:
-    """Conservative: reads and writes all of every resource operand and may keep it."""
+    """Conservative: reads and writes all of every resource operand and may keep it.
+
+    At the async level the write is an in-place write (`tie`): it ends the operand's version,
+    so any later use of the old value is a tie-linearity violation (IREE #13003: a call that
+    mutates an operand another op still reads). Its resource results are UNKNOWN storage
+    (`verify.storage`): accesses through them are undecided, never proved."""
     site = b.op_site(op, op.name)
     for v in op.operands:
         if isinstance(v.type, ResourceType):
             b.use(site, v)
-            b.whole(site, v, RW, "unknown op")
+            b.whole(site, v, RW, "unknown op", tie=True)
             b.escape(site, v)
     b.produce(site, op.results)
 

@@ -1,0 +1,15 @@
+// EXPECT: RACE_WRITE_AFTER_READ
+// IREE #13003: a call the verifier does not model may write %init in place (a call tie that copy-on-write ignored); a later region still reads %init.
+util.func public @call_tie(%init_view: !hal.buffer_view) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %init = stream.tensor.import on(#hal.device.affinity<@dev0>) consume %init_view : !hal.buffer_view -> tensor<16xf32> in !stream.resource<external>{%c64}
+  %n = util.call @accumulate(%init) : (!stream.resource<external>) -> i32
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%init as %i: !stream.resource<external>{%c64}) -> !stream.resource<external>{%c64} {
+    %0 = stream.async.dispatch @ex::@use(%i[%c0 to %c64 for %c64]) : (!stream.resource<external>{%c64}) -> !stream.resource<external>{%c64}
+    stream.yield %0 : !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %w = stream.timepoint.await %t => %r : !stream.resource<external>{%c64}
+  %out = stream.tensor.export on(#hal.device.affinity<@dev0>) %w : tensor<16xf32> in !stream.resource<external>{%c64} -> !hal.buffer_view
+  util.return %out : !hal.buffer_view
+}
