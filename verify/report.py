@@ -127,7 +127,7 @@ class Unknown:
     reason: str
 
     def text(self) -> str:
-        return f"{self.location}: error: could not decide {self.cls} (solver: {self.reason or 'unknown'}); not proved"
+        return f"{self.location}: error: could not decide {self.cls} ({self.reason or 'solver: unknown'}); not proved"
 
 
 @dataclass(slots=True)
@@ -223,29 +223,37 @@ class Report:
         }
 
     def trace(self, index: int = 0) -> dict[str, Any]:
-        """The witness of violation `index` as Chrome trace JSON: one track per lane."""
+        """The witness of violation `index` as Chrome trace JSON: one track per lane.
+
+        Every step of the witness (none elided) in witness order, 10 µs apart: a start and its
+        end make one slice, other steps are instants; `args.event` (and `args.end_event`) are
+        the event-graph ids, so tools and tests can replay the trace against the HB edges."""
         with_witness = [v for v in self.violations if v.witness is not None]
         events: list[dict[str, Any]] = []
         if not with_witness:
             return {"traceEvents": events, "displayTimeUnit": "ms"}
         v = with_witness[min(index, len(with_witness) - 1)]
+        assert v.witness is not None
+        steps = v.witness.all_steps or [s for s in v.witness.steps if s.verb != "..."]
         lanes: dict[str, int] = {}
-        open_: dict[tuple[str, str], int] = {}
-        for i, (_, lane, verb, what, detail) in enumerate(v.lanes):
-            if verb == "...":
-                continue
+        open_: dict[int, int] = {}  # start event -> index of its slice
+        for i, step in enumerate(steps):
+            lane, verb, what, detail = step.lane, step.verb, step.what, step.detail
             tid = lanes.setdefault(lane, len(lanes) + 1)
             ts = 10 * i
             if verb == "start":
-                open_[(lane, what)] = len(events)
-                events.append({"name": what, "cat": v.cls, "ph": "X", "ts": ts, "dur": 10, "pid": 1, "tid": tid, "args": {"detail": str(detail)}})
-            elif verb == "end" and (lane, what) in open_:
-                ev = events[open_.pop((lane, what))]
+                open_[step.event] = len(events)
+                events.append({"name": what, "cat": v.cls, "ph": "X", "ts": ts, "dur": 10, "pid": 1, "tid": tid,
+                               "args": {"detail": str(detail), "event": step.event}})
+            elif verb == "end" and step.start_event in open_:
+                ev = events[open_.pop(step.start_event)]
                 ev["dur"] = max(ts - ev["ts"], 1)
+                ev["args"]["end_event"] = step.event
             else:
-                events.append({"name": f"{verb} {what}".strip(), "cat": v.cls, "ph": "i", "s": "t", "ts": ts, "pid": 1, "tid": tid, "args": {"detail": str(detail)}})
+                events.append({"name": f"{verb} {what}".strip(), "cat": v.cls, "ph": "i", "s": "t", "ts": ts, "pid": 1, "tid": tid,
+                               "args": {"detail": str(detail), "event": step.event}})
         for k in open_.values():  # still running when the violation happens
-            events[k]["dur"] = max(10 * len(v.lanes) - events[k]["ts"], 1)
+            events[k]["dur"] = max(10 * len(steps) - events[k]["ts"], 1)
             events[k]["args"]["running"] = True
         meta = [{"name": "process_name", "ph": "M", "pid": 1, "args": {"name": f"{v.cls} witness"}}]
         meta += [{"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": lane}} for lane, tid in lanes.items()]

@@ -42,15 +42,17 @@ class Step:
     what: str
     detail: str = ""
     time: int = 0
+    start_event: int = -1  # for an `end` step: the start event of the same op
 
 
 @dataclass(slots=True)
 class Witness:
-    steps: list[Step]
+    steps: list[Step]  # what the text shows (long witnesses elide their middle: a "..." step)
     order: list[int]  # a prefix of an execution: every event's predecessors come first
     omitted: int  # events of `order` run before the window and not shown
     values: dict[int, int] = field(default_factory=dict)  # atom id -> value
     times: dict[int, int] = field(default_factory=dict)  # event -> Z3 time (window events)
+    all_steps: list[Step] = field(default_factory=list)  # every step, none elided (the trace)
 
 
 def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before: object, rlimit: int = DEFAULT_RLIMIT) -> Witness | None:
@@ -114,11 +116,12 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     cut = max((times[e] for e in stop), default=None)
     shown = [e for e in window_order if cut is None or times[e] <= cut]
     context = [e for e in common_order if _is_context(g, e, a, b)]
-    steps = [_step(model, e, ob, values, times.get(e, -1)) for e in context + shown]
+    all_steps = [_step(model, e, ob, values, times.get(e, -1)) for e in context + shown]
     omitted = len(common_order) - len(context)
+    steps = all_steps
     if len(steps) > MAX_STEPS:
         steps = steps[: MAX_STEPS // 2] + [Step(-1, "", "...", f"{len(steps) - MAX_STEPS} more events")] + steps[-MAX_STEPS // 2 :]
-    return Witness(steps, common_order + window_order, omitted, values, times)
+    return Witness(steps, common_order + window_order, omitted, values, times, all_steps)
 
 
 def _violation(
@@ -215,7 +218,7 @@ def _step(model: FunctionModel, e: int, ob: Obligation, values: dict[int, int], 
     verb = "start" if kind == Ev.START else "end"
     assert site is not None
     detail = _detail(model, ob, site, values) if kind == Ev.START else ""
-    return Step(e, site.lane, verb, site.name, detail, time)
+    return Step(e, site.lane, verb, site.name, detail, time, site.start if kind == Ev.END else -1)
 
 
 def _detail(model: FunctionModel, ob: Obligation, site: Site | None, values: dict[int, int]) -> str:
