@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from stream.ir.verifier import verify_structure
+from stream.ir.walk import functions
 from streamproof.io import parse_inputs, write_output
 
 HELP = __doc__ or ""
@@ -49,14 +51,18 @@ def main(args: argparse.Namespace) -> int:
     from verify.hook import refinement_findings
 
     if args.rlimit is not None and args.rlimit <= 0:
-        raise UsageError("streamproof verify: --rlimit must be a positive integer")
+        raise UsageError(f"streamproof verify: error: --rlimit must be a positive integer, not {args.rlimit}")
+    _check_output_paths(args, UsageError)
     before = None
     if args.refines:
         chunks_before = parse_inputs(args.refines)
         before = chunks_before[0].module
         verify_structure(before)
+    chunks = parse_inputs(args.input, args.split_input_file)
+    if args.function is not None and not any(f.name == args.function for c in chunks for f in functions(c.module)):
+        raise UsageError(f"streamproof verify: error: {args.input} has no function @{args.function}")
     reports = []
-    for chunk in parse_inputs(args.input, args.split_input_file):
+    for chunk in chunks:
         verify_structure(chunk.module)
         report = verify_module(
             chunk.module, smt=args.smt, rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, function=args.function, file=chunk.name
@@ -64,7 +70,7 @@ def main(args: argparse.Namespace) -> int:
         if before is not None:
             found = refinement_findings(before, chunk.module, args.function)
             if found is None:
-                raise UsageError("streamproof verify: --refines needs the refinement checker (verify.refinement), which this build lacks")
+                raise UsageError("streamproof verify: error: --refines needs the refinement checker (verify.refinement), which this build lacks")
             report.violations.extend(found[0])
             report.unknowns.extend(found[1])
         reports.append(report)
@@ -79,9 +85,32 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(out) + "\n")
     if args.trace_counterexample:
         trace: dict[str, Any] = next((r.trace() for r in reports if any(v.witness is not None for v in r.violations)), {"traceEvents": []})
-        write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n")
+        try:
+            write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n")
+        except OSError as e:
+            raise UsageError(f"streamproof verify: error: --trace-counterexample {args.trace_counterexample}: {e.strerror or e}") from None
     if any(r.errors for r in reports):
         return EXIT_VIOLATION
     if any(r.unknowns for r in reports):
         return EXIT_UNKNOWN
     return EXIT_OK
+
+
+def _check_output_paths(args: argparse.Namespace, usage_error: type[Exception]) -> None:
+    """Refuse unusable output paths before spending time on the proof (exit 2, not a crash)."""
+    if args.smt_dump:
+        if os.path.exists(args.smt_dump) and not os.path.isdir(args.smt_dump):
+            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: not a directory")
+        try:
+            os.makedirs(args.smt_dump, exist_ok=True)
+        except OSError as e:
+            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: {e.strerror or e}") from None
+        if not os.access(args.smt_dump, os.W_OK):
+            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: not a writable directory")
+    trace = args.trace_counterexample
+    if trace and trace != "-":
+        parent = os.path.dirname(os.path.abspath(trace))
+        if not os.path.isdir(parent):
+            raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: no such directory {parent}")
+        if os.path.isdir(trace):
+            raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: is a directory")

@@ -135,3 +135,36 @@ def test_prove_reports_surprises(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out, _ = run(["prove", str(lemma.parent)], capsys)
     assert code == 1 and "FAIL lemma select-union: refuted (expected proved)" in out and "counterexample" in out
     assert run(["prove", str(tmp_path / "nothing")], capsys)[0] == 2
+
+
+def _bad_inputs(tmp: Path) -> dict[str, list[str]]:
+    good = CORPUS / "cmd_concurrent_raw.mlir"
+    text = good.read_text()
+    (tmp / "truncated.mlir").write_text(text[: len(text) // 2])
+    (tmp / "misspelled.mlir").write_text(text.replace("stream.cmd.dispatch", "stream.cmd.dispatc", 1))
+    (tmp / "a_file").write_text("")
+    return {
+        "truncated file": [str(tmp / "truncated.mlir")],
+        "misspelled op": [str(tmp / "misspelled.mlir")],
+        "--refines on a missing file": [str(good), "--refines", str(tmp / "missing.mlir")],
+        "--refines on a truncated file": [str(good), "--refines", str(tmp / "truncated.mlir")],
+        "--rlimit 0": [str(good), "--rlimit", "0"],
+        "--rlimit -3": [str(good), "--rlimit", "-3"],
+        "--smt-dump onto a file": [str(good), "--smt-dump", str(tmp / "a_file")],
+        "--trace-counterexample into a missing directory": [str(good), "--trace-counterexample", str(tmp / "no" / "t.json")],
+        "--trace-counterexample onto a directory": [str(good), "--trace-counterexample", str(tmp)],
+        "--function that does not exist": [str(good), "--function", "nosuch"],
+    }
+
+
+@pytest.mark.parametrize("case", [
+    "truncated file", "misspelled op", "--refines on a missing file", "--refines on a truncated file", "--rlimit 0", "--rlimit -3",
+    "--smt-dump onto a file", "--trace-counterexample into a missing directory", "--trace-counterexample onto a directory",
+    "--function that does not exist",
+])
+def test_bad_input_as_a_user_gives_error_and_exit_2(tmp_path: Path, case: str) -> None:
+    argv = _bad_inputs(tmp_path)[case]
+    proc = subprocess.run([sys.executable, "-m", "streamproof", "verify", *argv], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2, (case, proc.stdout, proc.stderr)
+    assert "error:" in proc.stderr and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "no").exists()
