@@ -23,6 +23,7 @@ import numpy as np
 
 from runtime.drivers import make_driver
 from runtime.executor import Session
+from runtime.host_ops import async_abi
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import Allocation, ResourceRef, dtype_of
 from runtime.races import Finding, RaceDetector
@@ -137,9 +138,18 @@ def run_module(
                       device_memory=device_memory)
     args = _arguments(f, list(inputs or []), session)
     start = time.perf_counter()
+    results: list[Any] = []
     try:
         raw = session.call(f.name, args)
-        session.close(f"the end of @{f.name}")
+        observer = dict(races.host_clock) if races is not None else None
+
+        def drained() -> None:
+            # Results are copied out before the run releases its memory.
+            results.extend(_result(r) for r in raw)
+            if races is not None and observer is not None:
+                _completion(session, races, f, observer)
+
+        session.close(f"the end of @{f.name}", drained)
     except BaseException as e:
         _abort(session)
         if races is not None:
@@ -148,10 +158,27 @@ def run_module(
     seconds = time.perf_counter() - start
     stats = RunStats(sched.name, sched.all_submissions, seconds,
                      {d: p.peak for d, p in session.pools.items()}, {d: p.allocations for d, p in session.pools.items()})
-    results = [_result(r) for r in raw]
     if isinstance(trace, (str, Path)) and tracer is not None:
         tracer.write(trace)
     return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer, list(f.type.results))
+
+
+def _completion(session: Session, races: RaceDetector, f: Function, host_at_return: dict[int, float]) -> None:
+    """The caller's view: its own storage (imports, resource arguments) and what it got back
+    (exports, returned resources) must be finished when it may look - at the return with the
+    synchronous ABI, at a signalled fence with the async ABI (runtime.races.completion)."""
+    visible = [a for a in session.allocations if a.kind == "import" or a.escaped]
+    if not visible:
+        return
+    if async_abi(f):
+        subs = session.external_signals
+        observers = [s.start_clock for s in subs if s.start_clock is not None]
+        where = subs[-1].label if subs else f"@{f.name}"
+        races.completion(visible, observers, f"once the fences chained at {where} are signalled",
+                         where.rsplit(" at ", 1)[-1])
+    else:
+        location = session.return_location or str(f.op.location)
+        races.completion(visible, [host_at_return], f"when @{f.name} returns at {location}", location)
 
 
 def _abort(session: Session) -> None:

@@ -79,10 +79,11 @@ def _fail(cmd: Command, ctx: WorkContext, message: str, cause: BaseException | N
     return WorkFailure(Status(StatusCode.INTERNAL if cause is None else StatusCode.ABORTED, message, origin, cause))
 
 
-def _touch(cmd: Command, ctx: WorkContext, alloc: Allocation, offset: int, length: int, write: bool) -> np.ndarray:
+def _touch(cmd: Command, ctx: WorkContext, alloc: Allocation, offset: int, length: int, write: bool,
+           read: bool | None = None) -> np.ndarray:
     races: RaceDetector | None = ctx.scheduler.races
     if races is not None:
-        races.access(alloc, offset, offset + length, write, cmd.site, ctx.submission.start_clock)
+        races.access(alloc, offset, offset + length, write, cmd.site, ctx.submission.start_clock, read)
     try:
         return alloc.bytes(offset, length, cmd.site.describe)
     except MemoryFault as e:
@@ -97,7 +98,7 @@ def _run_dispatch(cmd: Command, ctx: WorkContext) -> None:
     for alloc, offset, length, access, dtype, shape, nbytes in d["bindings"]:
         data = alloc.data
         if races is not None or data is None:
-            raw = _touch(cmd, ctx, alloc, offset, length, bool(access & WO))
+            raw = _touch(cmd, ctx, alloc, offset, length, bool(access & WO), bool(access & RO))
         else:  # the fast path: bounds were checked when the command was recorded
             raw = data[offset : offset + length]
         arr = raw[:nbytes].view(dtype).reshape(shape)
@@ -185,6 +186,16 @@ class Recorder:
         self.submission_index = submission_index
         self.component = component
         self.local: dict[int, float] = {component: 0}
+        # The execute's devices (all options of its affinity), for the AFFINITY_MISMATCH check;
+        # None when unknown or when races are not checked.
+        self.devices: frozenset[str] | None = None
+
+    def check_affinity(self, site: AccessSite, alloc: Allocation, lo: int, hi: int) -> None:
+        """A dispatch or fill touches storage on no device the execute runs on (copies, flushes,
+        invalidates and discards are transfers: they may touch another device's memory)."""
+        devices, placement = self.devices, alloc.placement
+        if self.races is not None and devices is not None and placement is not None and not devices & placement:
+            self.races.affinity(alloc, lo, hi, site, devices)
 
     def record_block(self, ops: tuple[Op, ...], comp: int) -> list[Command]:
         out: list[Command] = []
@@ -252,6 +263,7 @@ class _DispatchTemplate:
     n_dims: int
     static_nbytes: tuple[int | None, ...]
     static_shapes: tuple[tuple[int, ...] | None, ...]
+    raw: bool = False  # a `bindings="bytes"` kernel: every binding is a flat uint8 array of its length
 
 
 # Templates by op identity, checked against the op and the kernel registry's generation, so that
@@ -288,6 +300,12 @@ def _make_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
         raise DiagnosticError.at(op.location, f"kernel '{kernel.name}' declares bindings {list(map(str, kernel.bindings))} but the "
                                  f"dispatch carries {list(map(str, types))}")
     resources = tuple(v.resources)
+    if types is None and kernel.raw_bytes:
+        n = len(resources)
+        modes = _modes(op, n)
+        return _DispatchTemplate(kernel, f"stream.cmd.dispatch {_symbol_text(sym)}", f"dispatch {sym.leaf}", str(op.location),
+                                 resources, tuple(v.resource_offsets), tuple(v.resource_lengths), tuple(v.uniform_operands), (),
+                                 (np.dtype(np.uint8),) * n, modes, 0, (None,) * n, (None,) * n, raw=True)
     if types is None:
         raise DiagnosticError.at(op.location, f"dispatch {_symbol_text(sym)} carries no streamproof.binding_types and kernel "
                                  f"'{kernel.name}' declares none: declare them with @streamproof.kernel(..., bindings=[...])")
@@ -299,15 +317,20 @@ def _make_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
     if n_dims > len(uniforms):
         raise DiagnosticError.at(op.location, f"the binding types have {n_dims} dynamic dims but the dispatch passes only "
                                  f"{len(uniforms)} uniform operands")
-    accesses = op.properties.get("resource_accesses")
-    modes = tuple(e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements) if isinstance(accesses, ArrayAttr) \
-        else (RW,) * len(resources)
+    modes = _modes(op, len(resources))
     dtypes = tuple(dtype_of(t.element) for t in types)
     shapes = tuple(_static_shape(t) for t in types)
     nbytes = tuple(None if s is None else d.itemsize * math.prod(s) for s, d in zip(shapes, dtypes))
     return _DispatchTemplate(kernel, f"stream.cmd.dispatch {_symbol_text(sym)}", f"dispatch {sym.leaf}", str(op.location),
                              resources, tuple(v.resource_offsets), tuple(v.resource_lengths), uniforms, types, dtypes, modes,
                              n_dims, nbytes, shapes)
+
+
+def _modes(op: Op, n: int) -> tuple[int, ...]:
+    accesses = op.properties.get("resource_accesses")
+    if isinstance(accesses, ArrayAttr):
+        return tuple(e.value if isinstance(e, IntegerAttr) else RW for e in accesses.elements)
+    return (RW,) * n
 
 
 def _static_shape(t: TensorType) -> tuple[int, ...] | None:
@@ -337,7 +360,9 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
         dtype = t.dtypes[i]
         need = t.static_nbytes[i]
         shape = t.static_shapes[i]
-        if need is None or shape is None:
+        if t.raw:
+            shape, need = (length,), length
+        elif need is None or shape is None:
             shape = tuple(d if d is not None else dims.pop(0) for d in t.types[i].shape or ())
             need = dtype.itemsize * math.prod(shape)
         if length < need:
@@ -349,6 +374,8 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
         described = ", ".join(f"{_ACCESS_NAMES.get(b[3], '?')} {b[0].label}[{b[1]} for {b[2]}]" for b in bindings)
         site = r.site_at(t.location, f"{t.title} {{{described}}}", comp)
         _check_self_overlap(r.races, site, bindings)
+        for b in bindings:
+            r.check_affinity(site, b[0], b[1], b[1] + b[2])
     else:
         site = r.site_at(t.location, t.title, comp)
     return Command(t.name, site, _run_dispatch, data={"kernel": t.kernel, "bindings": bindings, "scalars": uniforms[:n_scalars]},
@@ -372,7 +399,7 @@ def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
     kind = "transfer" if src.device != dst.device else "copy"
     site = r.site(op, f"stream.cmd.copy {src.label}[{s_off}] -> {dst.label}[{d_off}] ({length} bytes)", comp)
     if r.races is not None and src is dst and s_off < d_off + length and d_off < s_off + length:
-        r.races.static_overlap("RACE_WRITE_AFTER_READ", src, max(s_off, d_off), min(s_off, d_off) + length, site,
+        r.races.static_overlap("RACE_READ_AFTER_WRITE", src, max(s_off, d_off), min(s_off, d_off) + length, site,
                                "the copy's source and target ranges overlap")
     return Command(kind, site, _run_copy, data={"args": (src, s_off, dst, d_off, length)}, cost=2 * length)
 
@@ -383,6 +410,7 @@ def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
     value = r.value(v.value)
     pattern = np.array(value, dtype=dtype_of(v.value.type))
     site = r.site(op, f"stream.cmd.fill {value} -> {alloc.label}[{off} for {length}]", comp)
+    r.check_affinity(site, alloc, off, off + length)
     return Command("fill", site, _run_fill, data={"args": (alloc, off, length, pattern)}, cost=length)
 
 

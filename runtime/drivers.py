@@ -16,7 +16,8 @@
   can wait for a forced switch (measured in bench/bench_runtime.py: 3x slower on small kernels).
 * `ChaosDriver` is the task driver plus seeded randomness: random delays before submissions and
   commands, a random choice among ready submissions, a random order (and random inline or pooled
-  execution) of concurrent children. It exposes missing waits that a friendly schedule hides.
+  execution) of concurrent children, a random (valid) placement of `resource.pack` slices. It
+  exposes missing waits and layout assumptions that a friendly schedule hides.
 """
 
 from __future__ import annotations
@@ -290,6 +291,12 @@ class ChaosDriver(TaskDriver):
 
     def _inline(self, children: list[Child], cost: int) -> bool:
         return self._random() < 0.3
+
+    def pack_order(self, n: int) -> list[int] | None:
+        order = list(range(n))
+        with self._rng_lock:
+            self._rng.shuffle(order)
+        return order
 
     def _order(self, children: list[Child]) -> list[Child]:
         out = list(children)

@@ -50,7 +50,10 @@ class Session:
         self.pools: dict[str, DevicePool] = scheduler.pools
         self.allocations: list[Allocation] = []
         self.default_device = _default_device(module)
+        self._default_devices = _devices(module.attributes.get("stream.affinity.default"))
         self.semaphores = 0
+        self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
+        self.return_location = ""  # where the function run last returned
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -62,6 +65,12 @@ class Session:
     def device_of(self, op: Op) -> tuple[str, int]:
         aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
         return _placement(aff) or (self.default_device, 0)
+
+    def devices_of(self, op: Op) -> frozenset[str] | None:
+        """Every device an op may run on (all options of an `optimal` set), else the module's
+        default; None when the program does not say (then any device may be meant)."""
+        found = _devices(op.properties.get("affinity") or op.attributes.get("stream.affinity"))
+        return found if found is not None else self._default_devices
 
     def counter(self, device: str) -> None:
         if self.tracer is not None:
@@ -104,10 +113,13 @@ class Session:
             return r.values
         raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
 
-    def close(self, where: str) -> None:
-        """Wait for outstanding work, report leaks, shut down, release all memory."""
+    def close(self, where: str, drained: Callable[[], None] | None = None) -> None:
+        """Wait for outstanding work, call `drained` (while every allocation still holds its
+        storage), report leaks, shut down, release all memory."""
         try:
             self.sched.drain(where)
+            if drained is not None:
+                drained()
         finally:
             if self.races is not None:
                 for alloc in self.allocations:
@@ -137,6 +149,13 @@ def _unsupported(op: Op) -> str:
 def _default_device(module: Module) -> str:
     found = _placement(module.attributes.get("stream.affinity.default"))
     return found[0] if found else DEFAULT_DEVICE
+
+
+def _devices(aff: Attribute | None) -> frozenset[str] | None:
+    if isinstance(aff, AnyAffinity):
+        devices = aff.devices()
+        return frozenset(devices) if devices else None
+    return None
 
 
 def _placement(aff: Attribute | None) -> tuple[str, int] | None:

@@ -4,12 +4,12 @@
   `hal.buffer_view.assert`, `hal.buffer_view.dim`;
 * the ABI: `stream.tensor.import` wraps a caller's buffer view as an external allocation (no copy;
   without `consume` the program may only read it), `stream.tensor.export` hands a resource back as a
-  buffer view over the same bytes;
+  buffer view over the same bytes. With the synchronous ABI an export and a returned resource are
+  host reads (the producer must be awaited); with the async ABI (the function signals fences with
+  `chain_external`) they are hand-offs the caller reads once the fences are signalled;
 * timepoints: `immediate`, `join`, `await` (blocks the host), `barrier`, `import`/`export` and
   `chain_external` for the coarse-fences ABI;
-* resources: queue-ordered `alloca`/`dealloca` (submissions), synchronous `alloc`, `subview`,
-  `size`, `pack` (a layout in which slices with intersecting lifetimes get disjoint bytes),
-  `constants` (an upload submission), `load`/`store` (host accesses), `retain`/`release`;
+* resources: `stream.resource.*`, in runtime.resource_ops;
 * `stream.cmd.execute`: records the command buffer (runtime.commands) and submits it.
 
 A rule reads its operands from the `Frame` and binds its results there; device work goes through
@@ -27,11 +27,11 @@ import numpy as np
 from runtime.commands import Recorder, run_commands
 from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
-from runtime.scheduler import Submission, WorkContext, WorkFailure
+from runtime.scheduler import Submission
 from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
-from runtime.values import BufferView, InputError, dense_to_numpy, element_type_code
-from stream.ir.attributes import ArrayAttr, DenseAttr, IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
+from runtime.values import BufferView, InputError, element_type_code
+from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import view
@@ -41,9 +41,7 @@ from stream.ir.walk import Function
 if TYPE_CHECKING:
     from runtime.executor import Session
 
-__all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices"]
-
-PACK_ALIGNMENT = 64
+__all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices", "async_abi"]
 
 # Named operand groups by op identity (ops are immutable): a module run many times, or a
 # function with thousands of submissions, computes each op's segment layout once.
@@ -170,7 +168,7 @@ def _import(fr: Frame, op: Op) -> None:
     source = f"argument {args.index(op.operands[0])}" if op.operands[0] in args else _name(op.operands[0], "a buffer view")
     label = f"{source} (import at {op.location})"
     alloc = Allocation(size, device, "import", label, _lifetime(op.results[0].type), data=data, state="live",
-                       consumed="consume" in op.properties)
+                       consumed="consume" in op.properties, placement=s.devices_of(op))
     s.allocations.append(alloc)
     fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
 
@@ -187,7 +185,11 @@ def _export(fr: Frame, op: Op) -> None:
     shape = tuple(d if d is not None else dims.pop(0) for d in t.shape or ())
     dtype = dtype_of(t.element)
     nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
-    raw = _host_access(fr, op, ref, 0, nbytes, False, f"stream.tensor.export of {ref.allocation.label}")
+    what = f"stream.tensor.export of {ref.allocation.label}"
+    ref.allocation.escaped = True
+    # With the async ABI the caller reads the buffer once the signalled fences are reached; the
+    # completion check (runtime.races) makes sure they cover its producers.
+    raw = _host_access(fr, op, ref, 0, nbytes, False, what, check=not async_abi(fr.function))
     fr.env[op.results[0]] = BufferView(raw.view(dtype).reshape(shape), t.element)
 
 
@@ -211,12 +213,15 @@ def _lifetime(t: Type) -> str:
     return t.lifetime.value if isinstance(t, ResourceType) else ""
 
 
-def _host_access(fr: Frame, op: Op, ref: ResourceRef, offset: int, length: int, write: bool, what: str) -> np.ndarray:
+def _host_access(fr: Frame, op: Op, ref: ResourceRef, offset: int, length: int, write: bool, what: str,
+                 check: bool = True) -> np.ndarray:
+    """The bytes of a host access, checked for bounds and storage; `check` records it with the
+    race detector (a host access must be ordered after the device work it touches)."""
     s = fr.session
     if offset < 0 or offset + length > ref.length:
         raise ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {what} accesses [{offset}, {offset + length}) of a "
                                     f"{ref.length}-byte resource", f"{op.name} at {op.location}"))
-    if s.races is not None:
+    if s.races is not None and check:
         site = s.races.host_site(f"host {what}", str(op.location))
         s.races.access(ref.allocation, ref.offset + offset, ref.offset + offset + length, write, site, None)
     try:
@@ -225,9 +230,29 @@ def _host_access(fr: Frame, op: Op, ref: ResourceRef, offset: int, length: int, 
         raise ExecutionError(Status(StatusCode.DATA_LOSS, str(e), f"{op.name} at {op.location}")) from None
 
 
+_ASYNC_ABI: dict[int, tuple[Op, bool]] = {}
+
+
+def async_abi(f: Function) -> bool:
+    """Whether a function uses IREE's coarse-fences (async) ABI: it signals caller fences with
+    `stream.timepoint.chain_external`, and the caller observes its results when they are reached."""
+    hit = _ASYNC_ABI.get(id(f.op))
+    if hit is None or hit[0] is not f.op:
+        hit = _ASYNC_ABI[id(f.op)] = (f.op, any(o.name == "stream.timepoint.chain_external" for o in f.body.ops))
+    return hit[1]
+
+
 @rule("func.return", "util.return")
 def _return(fr: Frame, op: Op) -> None:
-    raise Return([fr.value(v) for v in op.operands])
+    values = [fr.value(v) for v in op.operands]
+    fr.session.return_location = str(op.location)
+    sync = not async_abi(fr.function)
+    for value in values:
+        if isinstance(value, ResourceRef):
+            value.allocation.escaped = True
+            if sync and fr.session.races is not None:  # the caller reads it as soon as the call returns
+                _host_access(fr, op, value, 0, value.length, False, f"return of {value.allocation.label}")
+    raise Return(values)
 
 
 @rule("func.call", "util.call")
@@ -325,214 +350,9 @@ def _chain_external(fr: Frame, op: Op) -> None:
         points.extend(t.points)
     device, queue = s.device_of(op)
     label = f"chain_external on @{device} at {op.location}"
-    s.sched.submit(Submission("barrier", device, queue, fence, tuple(points), None, label))
-
-
-# -- resources ---------------------------------------------------------------------------------------
-@rule("stream.resource.alloca")
-def _alloca(fr: Frame, op: Op) -> None:
-    v = view(op)
-    s = fr.session
-    size = int(fr.value(v.storage_size))
-    device, _ = s.device_of(op)
-    alloc = Allocation(size, device, "alloca", _named(op.results[0], "alloca", op),
-                       _lifetime(op.results[0].type))
-    s.allocations.append(alloc)
-
-    def work(ctx: WorkContext) -> None:
-        alloc.materialize(s.sched.poison)
-        s.counter(device)
-
-    component = s.races.new_component() if s.races is not None else 0
-    fence, sub = s.submit(op, "alloca", _fence(fr, v.await_timepoint), work, memory=size, component=component)
-    if s.races is not None:
-        s.races.on_alloca(alloc, sub)
-    fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
-    fr.env[op.results[1]] = fence
-
-
-@rule("stream.resource.dealloca")
-def _dealloca(fr: Frame, op: Op) -> None:
-    v = view(op)
-    s = fr.session
-    ref = _ref(fr, v.operand, op)
-    alloc = ref.allocation
-    races = s.races
-    component = races.new_component() if races is not None else 0
-    site = None
-    if races is not None:
-        from runtime.races import AccessSite
-
-        site = AccessSite(f"stream.resource.dealloca of {alloc.label}", str(op.location), component, None, (races.next_seq(), 0), 0)
-        if alloc.kind in ("import", "constant"):
-            races.double_free(alloc, site, f"{alloc.label} is not a queue-ordered allocation of this program and must not be freed")
-        elif alloc.deallocas:
-            races.double_free(alloc, site, f"{alloc.label} is deallocated a second time")
-    alloc.deallocas += 1
-    label = f"dealloca on @{s.device_of(op)[0]} at {op.location}"
-
-    def work(ctx: WorkContext) -> None:
-        if races is not None and site is not None:
-            races.on_dealloca(alloc, site, ctx.submission.start_clock)
-        if alloc.kind != "alloca" and alloc.kind != "alloc":
-            return  # not pool storage: IREE treats the dealloca as a barrier
-        if alloc.state == "freed":
-            raise WorkFailure(Status(StatusCode.FAILED_PRECONDITION, f"DOUBLE_FREE: {alloc.label} was already freed by {alloc.freed_by}", label))
-        if alloc.state == "live":
-            s.pool(alloc.device).release(alloc.size)
-        alloc.data = None
-        alloc.state = "freed"
-        alloc.freed_by = label
-        s.counter(alloc.device)
-        with s.sched.lock:
-            s.sched.retry_parked()
-
-    fence, _ = s.submit(op, "dealloca", _fence(fr, v.await_timepoint), work, component=component)
-    fr.env[op.results[0]] = fence
-
-
-@rule("stream.resource.alloc")
-def _alloc(fr: Frame, op: Op) -> None:
-    s = fr.session
-    size = int(fr.value(op.operands[0]))
-    device, _ = s.device_of(op)
-    pool = s.pool(device)
-    if not pool.reserve(size):
-        raise ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED, f"@{device} has {pool.live} of {pool.capacity} bytes in use; "
-                                    f"cannot allocate {size} more", f"stream.resource.alloc at {op.location}"))
-    alloc = Allocation(size, device, "alloc", _named(op.results[0], "alloc", op),
-                       _lifetime(op.results[0].type))
-    alloc.materialize(s.sched.poison)
-    s.allocations.append(alloc)
-    s.counter(device)
-    fr.env[op.results[0]] = ResourceRef(alloc, 0, size)
-
-
-@rule("stream.resource.subview")
-def _subview(fr: Frame, op: Op) -> None:
-    v = view(op)
-    ref = _ref(fr, v.source, op)
-    try:
-        fr.env[op.results[0]] = ref.subview(int(fr.value(v.source_offset)), int(fr.value(v.result_size)))
-    except MemoryFault as e:
-        raise ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {e}", f"stream.resource.subview at {op.location}")) from None
-
-
-@rule("stream.resource.size")
-def _size(fr: Frame, op: Op) -> None:
-    fr.env[op.results[0]] = _ref(fr, op.operands[0], op).length
-
-
-@rule("stream.resource.load")
-def _load(fr: Frame, op: Op) -> None:
-    v = view(op)
-    ref = _ref(fr, v.source, op)
-    dtype = dtype_of(op.results[0].type)
-    raw = _host_access(fr, op, ref, int(fr.value(v.source_offset)), dtype.itemsize, False, f"stream.resource.load of {ref.allocation.label}")
-    fr.env[op.results[0]] = raw.view(dtype)[0].item()
-
-
-@rule("stream.resource.store")
-def _store(fr: Frame, op: Op) -> None:
-    v = view(op)
-    ref = _ref(fr, v.target, op)
-    dtype = dtype_of(v.value.type)
-    raw = _host_access(fr, op, ref, int(fr.value(v.target_offset)), dtype.itemsize, True, f"stream.resource.store to {ref.allocation.label}")
-    raw.view(dtype)[0] = fr.value(v.value)
-
-
-@rule("stream.resource.retain")
-def _retain(fr: Frame, op: Op) -> None:
-    _ref(fr, op.operands[0], op).allocation.refcount += 1
-
-
-@rule("stream.resource.release")
-def _release(fr: Frame, op: Op) -> None:
-    alloc = _ref(fr, op.operands[0], op).allocation
-    alloc.refcount -= 1
-    fr.env[op.results[0]] = alloc.refcount <= 0
-
-
-@rule("stream.resource.is_terminal")
-def _is_terminal(fr: Frame, op: Op) -> None:
-    fr.env[op.results[0]] = _ref(fr, op.operands[0], op).allocation.refcount <= 1
-
-
-@rule("stream.resource.pack")
-def _pack(fr: Frame, op: Op) -> None:
-    v = view(op)
-    sizes = [int(fr.value(x)) for x in v.dynamic_slice_sizes]
-    bounds = op.properties["lifetime_intervals"]
-    flat = [e.value for e in bounds.elements] if isinstance(bounds, ArrayAttr) else []  # type: ignore[attr-defined]
-    intervals = [(flat[2 * i], flat[2 * i + 1]) for i in range(len(sizes))]
-    base = int(fr.value(v.offset)) if v.offset is not None else 0
-    total, offsets = pack_slices(sizes, intervals)
-    fr.env[op.results[0]] = base + total
-    for r, off in zip(op.results[1:], offsets):
-        fr.env[r] = base + off
-
-
-def pack_slices(sizes: list[int], intervals: list[tuple[int, int]], alignment: int = PACK_ALIGNMENT) -> tuple[int, list[int]]:
-    """Offsets for slices with inclusive lifetime intervals: slices whose intervals intersect get
-    disjoint byte ranges; others may share bytes. Greedy: largest slice first, each at the lowest
-    aligned offset that clears every already-placed slice it is live with. Returns (total, offsets)."""
-    order = sorted(range(len(sizes)), key=lambda i: (-sizes[i], i))
-    placed: list[tuple[int, int, int]] = []  # (offset, end, index)
-    offsets = [0] * len(sizes)
-    for i in order:
-        lo, hi = intervals[i]
-        live = sorted((o, e) for o, e, j in placed if intervals[j][0] <= hi and lo <= intervals[j][1])
-        offset = 0
-        for o, e in live:
-            if offset + sizes[i] <= o:
-                break
-            offset = max(offset, _align(e, alignment))
-        offsets[i] = offset
-        placed.append((offset, offset + sizes[i], i))
-    total = _align(max((e for _, e, _ in placed), default=0), alignment)
-    return total, offsets
-
-
-def _align(n: int, a: int) -> int:
-    return -(-n // a) * a
-
-
-@rule("stream.resource.constants")
-def _constants(fr: Frame, op: Op) -> None:
-    v = view(op)
-    s = fr.session
-    values = op.properties["values"]
-    attrs = values.elements if isinstance(values, ArrayAttr) else ()
-    sizes = [int(fr.value(x)) for x in v.result_sizes]
-    device, _ = s.device_of(op)
-    allocs: list[Allocation] = []
-    blobs: list[bytes] = []
-    for i, (r, size) in enumerate(zip(v.results, sizes)):
-        attr = attrs[i] if i < len(attrs) else None
-        if not isinstance(attr, DenseAttr):
-            raise DiagnosticError.at(op.location, f"constant {i} is not a dense<...> value the runtime can upload ({attr})")
-        blob = dense_to_numpy(attr).tobytes()
-        if len(blob) > size:
-            raise DiagnosticError.at(op.location, f"constant {i} has {len(blob)} bytes but its resource only {size}")
-        alloc = Allocation(size, device, "constant", f"constant {i} (constants at {op.location})", _lifetime(r.type))
-        s.allocations.append(alloc)
-        allocs.append(alloc)
-        blobs.append(blob)
-        fr.env[r] = ResourceRef(alloc, 0, size)
-
-    def work(ctx: WorkContext) -> None:
-        for alloc, blob in zip(allocs, blobs):
-            alloc.materialize(s.sched.poison)
-            assert alloc.data is not None
-            alloc.data[: len(blob)] = np.frombuffer(blob, dtype=np.uint8)
-        s.counter(device)
-
-    component = s.races.new_component() if s.races is not None else 0
-    fence, sub = s.submit(op, "constants", Fence(), work, memory=sum(sizes), component=component)
-    if s.races is not None:
-        for alloc in allocs:
-            s.races.on_alloca(alloc, sub)
-    fr.env[v.result_timepoint] = fence
+    sub = Submission("barrier", device, queue, fence, tuple(points), None, label)
+    s.external_signals.append(sub)  # the caller may observe results once this is reached
+    s.sched.submit(sub)
 
 
 @rule("stream.cmd.execute")
@@ -553,9 +373,15 @@ def _execute(fr: Frame, op: Op) -> None:
     tracer = s.tracer
     start = tracer.now() if tracer is not None else 0.0
     recorder = Recorder(value, s.kernels, device, f"execute at {op.location}", races, component, index)
+    if races is not None:
+        recorder.devices = s.devices_of(op)
     commands = recorder.record_block(body.ops, component)
     if tracer is not None:
         tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
     fence, _ = s.submit(op, "execute", _fence(fr, group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),
                         component=component, extra={"final_local": recorder.local if races is not None else None})
     fr.env[op.results[-1]] = fence
+
+
+# The stream.resource.* rules register themselves into HOST_RULES.
+from runtime.resource_ops import PACK_ALIGNMENT, pack_slices  # noqa: E402,F401

@@ -20,7 +20,9 @@ the outputs (shapes must match exactly). Which form a kernel uses is read from i
 Lookup: a symbol `@ex::@entry` tries `ex::entry`, then `entry`, then `ex`; a bare `@matmul` tries
 `matmul`. Kernels for IREE-built schedules, whose dispatches carry no `streamproof.binding_types`,
 declare their binding types: `@kernel("diamond_dispatch_0_matmul_64x64x64_f32",
-bindings=["tensor<64x64xf32>"] * 3)`.
+bindings=["tensor<64x64xf32>"] * 3)`, or `bindings="bytes"` to take every binding as a flat uint8
+array of its bound length (a stand-in kernel that only moves bytes is enough to check a schedule
+for races and deadlocks).
 """
 
 from __future__ import annotations
@@ -64,11 +66,13 @@ def parse_tensor_type(text: str | TensorType) -> TensorType:
 @dataclass(eq=False)
 class Kernel:
     """A registered kernel. `bindings` are declared binding types (needed only for dispatches
-    that do not carry `streamproof.binding_types`, such as IREE's)."""
+    that do not carry `streamproof.binding_types`, such as IREE's); `raw_bytes` kernels take
+    each binding as a flat uint8 array of its bound length instead."""
 
     name: str
     fn: Callable[..., Any]
     bindings: tuple[TensorType, ...] | None = None
+    raw_bytes: bool = False
     _styles: dict[tuple[int, int], str] = field(default_factory=dict, repr=False)
 
     @property
@@ -153,12 +157,15 @@ class KernelRegistry:
         """Changes so far (with the parent's): lets callers cache lookups safely."""
         return self._changes + (self.parent.generation if self.parent is not None else 0)
 
-    def register(self, name: str, fn: Callable[..., Any], bindings: Iterable[str | TensorType] | None = None) -> Kernel:
-        """Add or replace the kernel `name`."""
+    def register(self, name: str, fn: Callable[..., Any], bindings: Iterable[str | TensorType] | str | None = None) -> Kernel:
+        """Add or replace the kernel `name`. `bindings`: binding types, or "bytes" (see Kernel)."""
         if not name or not isinstance(name, str):
             raise KernelError(f"a kernel needs a name, got {name!r}")
-        declared = tuple(parse_tensor_type(b) for b in bindings) if bindings is not None else None
-        k = Kernel(name.lstrip("@"), fn, declared)
+        raw = bindings == "bytes"
+        if isinstance(bindings, str) and not raw:
+            raise KernelError(f"kernel '{name}': bindings must be a list of tensor types or \"bytes\", not {bindings!r}")
+        declared = tuple(parse_tensor_type(b) for b in bindings) if bindings is not None and not raw else None
+        k = Kernel(name.lstrip("@"), fn, declared, raw)
         self._kernels[k.name] = k
         self._changes += 1
         return k
@@ -202,7 +209,7 @@ DEFAULT_REGISTRY = KernelRegistry()
 def kernel(
     name: str | Callable[..., Any] | None = None,
     *,
-    bindings: Iterable[str | TensorType] | None = None,
+    bindings: Iterable[str | TensorType] | str | None = None,
     registry: KernelRegistry | None = None,
 ) -> Any:
     """Register a numpy kernel (the `@streamproof.kernel` decorator).

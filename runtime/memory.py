@@ -87,6 +87,13 @@ class Allocation:
     refcount: int = 1
     deallocas: int = 0  # deallocas issued so far (a second one is a DOUBLE_FREE)
     freed_by: str = ""
+    first_free: str = ""  # the first dealloca or last-claim release issued for it (for DOUBLE_FREE reports)
+    # Devices the storage lives on (from the creating op's affinity); None: unknown, any device
+    # may use it (a resource-typed function argument). Dispatches and fills on other devices are
+    # AFFINITY_MISMATCH; copies, flushes, invalidates and discards are transfers and may cross.
+    placement: frozenset[str] | None = None
+    indeterminate: bool = False  # `alloca ... indeterminate`: only its last release frees it
+    escaped: bool = False  # exported or returned: the caller observes it
     id: int = field(default_factory=lambda: next(_ids))
 
     def materialize(self, poison: bool = True) -> None:

@@ -24,13 +24,19 @@ dropped access and conflicting with it is either unordered with the covering wri
 ordered after that write and hence after the dropped access).
 
 Classes (SPEC section 3.3), the pair ordered by issue order (so classification does not depend
-on timing either): an earlier write and a later read is MISSED_WAIT when the reader is the host or
-another submission (it should have waited on the writer's timepoint), RACE_READ_AFTER_WRITE inside
-one submission; earlier read and later write is RACE_WRITE_AFTER_READ; two writes
+on timing either), as the verifier names them: an earlier write and a later read (an `rw` binding
+reads too) is MISSED_WAIT when the reader is the host or another submission (it should have
+waited on the writer's timepoint), RACE_READ_AFTER_WRITE inside one submission; an earlier
+read-only access and a later write is RACE_WRITE_AFTER_READ; two writes otherwise
 RACE_WRITE_AFTER_WRITE. Also USE_BEFORE_ALLOC (an access not ordered after the alloca that gives
 the storage), USE_AFTER_FREE (an access not ordered before the dealloca, or after the storage is
 gone), DOUBLE_FREE, BORROWED_INPUT_MUTATED (a write to an import without `consume` or to a
-constant) and LEAK (a queue-ordered allocation never freed; a warning).
+constant), AFFINITY_MISMATCH (a dispatch or fill on one device binding storage placed on another;
+copies, flushes, invalidates and discards are the transfers that may cross devices), MISSED_WAIT
+at completion (a device access to caller-visible storage not finished when the caller may look:
+at the return, or at the fences the async ABI signals) and LEAK (a queue-ordered allocation never
+freed; a warning). The last `stream.resource.release` of an allocation the function owns frees it,
+as a dealloca does.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ class _Access:
     comp: int
     clock: float
     site: AccessSite
+    read: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,9 +205,11 @@ class RaceDetector:
             have = max(have, local.get(comp, 0))
         return clock <= have
 
-    def access(self, alloc: Allocation, lo: int, hi: int, write: bool, site: AccessSite, start: dict[int, float] | None) -> None:
+    def access(self, alloc: Allocation, lo: int, hi: int, write: bool, site: AccessSite, start: dict[int, float] | None,
+               read: bool | None = None) -> None:
         """Check and record one access by `site` whose submission started with clock `start`
-        (the host clock for host sites)."""
+        (the host clock for host sites). `read` defaults to `not write`; an `rw` binding is both."""
+        reads = not write if read is None else read
         if hi <= lo:
             return
         with self._lock:
@@ -222,22 +231,22 @@ class RaceDetector:
                 overlap = a.lo < hi and lo < a.hi
                 if overlap and (write or a.write) and a.site.seq != site.seq:
                     if not self._covered(a.comp, a.clock, clock_start, site.local):
-                        self._race(alloc, a, _Access(lo, hi, write, site.comp, own, site))
+                        self._race(alloc, a, _Access(lo, hi, write, site.comp, own, site, reads))
                     elif write and lo <= a.lo and a.hi <= hi:
                         continue  # ordered before this covering write: drop (see module docstring)
                 kept.append(a)
-            kept.append(_Access(lo, hi, write, site.comp, own, site))
+            kept.append(_Access(lo, hi, write, site.comp, own, site, reads))
             st.accesses = kept
 
     def _race(self, alloc: Allocation, a: _Access, b: _Access) -> None:
         first, second = (a, b) if a.site.seq <= b.site.seq else (b, a)
-        if first.write and second.write:
-            kind, roles = "RACE_WRITE_AFTER_WRITE", ("write", "write")
-        elif first.write:
+        if first.write and second.read:
             cross = second.site.host or first.site.host or first.site.submission != second.site.submission
             kind, roles = ("MISSED_WAIT" if cross else "RACE_READ_AFTER_WRITE"), ("write", "read")
-        else:
+        elif not first.write:
             kind, roles = "RACE_WRITE_AFTER_READ", ("read", "write")
+        else:
+            kind, roles = "RACE_WRITE_AFTER_WRITE", ("write", "write")
         lo, hi = max(a.lo, b.lo), min(a.hi, b.hi)
         self._report(kind, alloc, lo, hi, first.site.describe, second.site.describe, second.site.location, *roles,
                      note="the two accesses are not ordered by any timepoint, wait or serial order",
@@ -256,6 +265,47 @@ class RaceDetector:
             st.freed_site = site
             st.freed_clock = dict(clock_start)
             st.accesses = []
+
+    def on_release_free(self, alloc: Allocation, site: AccessSite) -> None:
+        """The host drops the last claim on an owned allocation (`stream.resource.release`), which
+        may free it at once: every access so far must be ordered before, by the host's waits, and
+        none may follow (SPEC section 3.3: a host access after a release is USE_AFTER_FREE)."""
+        with self._lock:
+            st = self._state(alloc)
+            for a in st.accesses:
+                if not self._covered(a.comp, a.clock, self.host_clock, None):
+                    self._report("USE_AFTER_FREE", alloc, a.lo, a.hi, a.site.describe, site.describe, site.location,
+                                 "access", "release", note="the access is not ordered before the release that drops the "
+                                 "last claim on the resource", key=(alloc.id, a.site.seq, "release"))
+            st.freed_site = site
+            st.freed_clock = dict(self.host_clock)
+            st.accesses = []
+
+    def affinity(self, alloc: Allocation, lo: int, hi: int, site: AccessSite, devices: frozenset[str]) -> None:
+        """A dispatch or fill on `devices` touches storage that lives elsewhere (no transfer)."""
+        with self._lock:
+            where = "|".join("@" + d for d in sorted(alloc.placement or ()))
+            self._report("AFFINITY_MISMATCH", alloc, lo, hi, "", site.describe, site.location, "", "access",
+                         note=f"runs on {'|'.join('@' + d for d in sorted(devices))} but the resource lives on {where}",
+                         key=(alloc.id, site.seq, "affinity"))
+
+    def completion(self, allocations: list[Allocation], observers: list[dict[int, float]], describe: str,
+                   location: str) -> None:
+        """The caller may observe `allocations` (its own storage, and what it got back) once one
+        of the `observers` clocks is reached (the host at the return, with the synchronous ABI; the
+        signalled fences, with the async ABI): every device access to them must be ordered before
+        one of those clocks. Checked after the run drained, so that every access was recorded;
+        the clocks, taken from the program's structure, make that timing irrelevant."""
+        with self._lock:
+            for alloc in allocations:
+                st = self._allocs.get(alloc.id)
+                for a in st.accesses if st is not None else ():
+                    if a.site.host or any(self._covered(a.comp, a.clock, o, None) for o in observers):
+                        continue
+                    self._report("MISSED_WAIT", alloc, a.lo, a.hi, a.site.describe, describe, location,
+                                 "write" if a.write else "read", "caller",
+                                 note="the access is not finished when the caller may observe the memory",
+                                 key=(alloc.id, a.site.seq, "completion"))
 
     def double_free(self, alloc: Allocation, site: AccessSite, why: str) -> None:
         with self._lock:

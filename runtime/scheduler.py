@@ -311,6 +311,11 @@ class Scheduler:
     def jitter(self) -> None:
         """Hook (chaos): called before each command; a random short sleep there."""
 
+    def pack_order(self, n: int) -> list[int] | None:
+        """Hook (chaos): the order in which `stream.resource.pack` places its n slices; None for
+        the default (largest first)."""
+        return None
+
     def shutdown(self) -> None:
         self.closed = True
 

@@ -8,6 +8,7 @@ that do not depend on the driver or the chaos seed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rt_support import DRIVERS, HERE, parse
 
-from runtime import ExecutionError, InputError, run_module
+from runtime import ExecutionError, InputError, KernelRegistry, run_module
 from runtime.host_ops import pack_slices
+from runtime.kernels import DEFAULT_REGISTRY
 from stream.ir.diagnostics import DiagnosticError
 
 PROGRAMS = HERE / "programs"
@@ -106,11 +108,17 @@ def test_input_level_programs_are_refused_with_advice() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 300), st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=12))
-def test_pack_gives_live_slices_disjoint_aligned_bytes(slices: list[tuple[int, int, int]]) -> None:
+@given(st.lists(st.tuples(st.integers(1, 300), st.integers(0, 6), st.integers(0, 3)), min_size=1, max_size=12),
+       st.randoms(use_true_random=False), st.booleans())
+def test_pack_gives_live_slices_disjoint_aligned_bytes(slices: list[tuple[int, int, int]], rng: Any, shuffled: bool) -> None:
+    """In the default order and in any order the chaos driver may pick."""
     sizes = [s for s, _, _ in slices]
     intervals = [(a, a + n) for _, a, n in slices]
-    total, offsets = pack_slices(sizes, intervals)
+    order = None
+    if shuffled:
+        order = list(range(len(sizes)))
+        rng.shuffle(order)
+    total, offsets = pack_slices(sizes, intervals, order=order)
     for i in range(len(sizes)):
         assert offsets[i] % 64 == 0 and offsets[i] + sizes[i] <= total
         for j in range(i + 1, len(sizes)):
@@ -118,3 +126,40 @@ def test_pack_gives_live_slices_disjoint_aligned_bytes(slices: list[tuple[int, i
             disjoint = offsets[i] + sizes[i] <= offsets[j] or offsets[j] + sizes[j] <= offsets[i]
             assert disjoint or not live_together
     assert total <= sum(-(-s // 64) * 64 for s in sizes)  # never worse than laying them end to end
+
+
+RAW_DISPATCH = """
+util.func public @raw(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %b: !stream.resource<external>{%c12}) {
+    stream.cmd.dispatch @ex::@bytes {
+      ro %b[%c0 for %c4] : !stream.resource<external>{%c12},
+      wo %b[%c4 for %c8] : !stream.resource<external>{%c12}
+    }
+  } => !stream.timepoint
+  %r = stream.timepoint.await %t => %arg0 : !stream.resource<external>{%c12}
+  util.return %r : !stream.resource<external>
+}
+"""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_bytes_kernels_get_each_binding_as_its_bound_bytes(driver: str) -> None:
+    """A `bindings="bytes"` kernel runs dispatches that carry no binding types (IREE's), each
+    binding a flat uint8 array of its bound length; a returned resource comes back as bytes."""
+    reg = KernelRegistry(DEFAULT_REGISTRY)
+    seen: list[tuple[tuple[int, ...], str, bool]] = []
+
+    def spread(src: np.ndarray, out: np.ndarray) -> None:
+        seen.extend((a.shape, a.dtype.name, a.flags.writeable) for a in (src, out))
+        out[...] = np.tile(src, 2)
+
+    reg.register("ex::bytes", spread, bindings="bytes")
+    arg = np.arange(12, dtype=np.uint8)
+    result = run_module(parse(RAW_DISPATCH), [arg], driver=driver, kernels=reg, check_races=True)
+    assert seen == [((4,), "uint8", False), ((8,), "uint8", True)]
+    np.testing.assert_array_equal(result.results[0], [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3])
+    assert result.findings == []

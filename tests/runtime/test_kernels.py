@@ -187,3 +187,11 @@ def test_kernel_files(tmp_path: Path) -> None:
         load_kernel_file(broken)
     with pytest.raises(KernelError, match="no such kernels file"):
         load_kernel_file(tmp_path / "missing.py")
+
+
+def test_bindings_as_bytes_or_types_only() -> None:
+    reg = KernelRegistry()
+    assert reg.register("raw", lambda *a: None, bindings="bytes").raw_bytes
+    assert not reg.register("typed", lambda x, out: None, bindings=["tensor<4xf32>"] * 2).raw_bytes
+    with pytest.raises(KernelError, match='list of tensor types or "bytes"'):
+        reg.register("bad", lambda *a: None, bindings="tensor<4xf32>")

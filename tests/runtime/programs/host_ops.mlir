@@ -1,5 +1,6 @@
 // Host-side resource ops: uploaded constants, a pack laid out into one slab, a staging buffer
-// written and read by the host, retain/release, joins of immediate timepoints, a barrier, sizes.
+// written and read by the host, retain/release after the export (the buffer view keeps its own
+// claim, so the last release does not free it), joins of immediate timepoints, a barrier, sizes.
 // Expected: @k() = (c * c + c for c = [1, 2, 3, 4], 2.5 + 4, 64-aligned slab size, release flags).
 util.func public @k() -> (!hal.buffer_view, f32, index, i1, i1) {
   %c0 = arith.constant 0 : index
@@ -41,9 +42,9 @@ util.func public @k() -> (!hal.buffer_view, f32, index, i1, i1) {
   %b, %bt = stream.timepoint.barrier on(#hal.device.affinity<@dev0>) %w : !stream.resource<external>{%c16} => !stream.timepoint
   %ww = stream.timepoint.await %bt => %b : !stream.resource<external>{%c16}
   %n = stream.resource.size %ww : !stream.resource<external>
+  %res = stream.tensor.export on(#hal.device.affinity<@dev0>) %ww : tensor<4xf32> in !stream.resource<external>{%c16} -> !hal.buffer_view
   stream.resource.retain %ww : !stream.resource<external>{%c16}
   %last0 = stream.resource.release %ww : !stream.resource<external>{%c16}
   %last1 = stream.resource.release %ww : !stream.resource<external>{%c16}
-  %res = stream.tensor.export on(#hal.device.affinity<@dev0>) %ww : tensor<4xf32> in !stream.resource<external>{%c16} -> !hal.buffer_view
   util.return %res, %sum, %p#0, %last0, %last1 : !hal.buffer_view, f32, index, i1, i1
 }
