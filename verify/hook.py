@@ -25,7 +25,8 @@ from typing import Any
 
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.verifier import structural_diagnostics
+from stream.ir.verifier import function_level, structural_diagnostics
+from stream.ir.walk import functions
 from verify.api import verify_module
 from verify.discharge import DEFAULT_RLIMIT
 from verify.report import OpRef, Report, Unknown, Violation
@@ -104,6 +105,7 @@ def make_hook(
         alloc_keys = {v.alloc_key() for v in prior.violations if v.cls in ALLOCATION_CLASSES}
         prior_unknowns = {(u.cls, str(u.location)) for u in prior.unknowns}
         deferred = _before_cow(pass_name)
+        from_input = any(function_level(f.op) == "input" for f in functions(before))
         failing: list[Violation] = []
         for v in report.violations:
             if v.key() in keys or (v.cls in ALLOCATION_CLASSES and v.alloc_key() in alloc_keys):
@@ -112,6 +114,8 @@ def make_hook(
                 v.notes.append(f"not yet binding: {COW_PASS} establishes the in-place rules later in the pipeline")
             else:
                 v.introduced_by = pass_name
+                if v.cls == "OUT_OF_BOUNDS" and from_input:
+                    v.notes.append("the pass keeps the input program's indices as written: check the input op at this location")
                 if v.severity == "error":
                     failing.append(v)
         new_unknowns = [u for u in report.unknowns if (u.cls, str(u.location)) not in prior_unknowns]

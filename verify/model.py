@@ -85,6 +85,7 @@ class RangeCheck:
     size: Expr
     access: Access | None = None
     value: Value | None = None  # the resource the range is in
+    unit: str = "bytes"  # what offset, length and size count ("elements of dim 1" for tensor indices)
 
 
 @dataclass(slots=True, eq=False)

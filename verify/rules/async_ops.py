@@ -9,11 +9,14 @@ results are fresh values, ready when the op ends.
 
 from __future__ import annotations
 
-from stream.ir.attributes import ArrayAttr
+from collections.abc import Sequence
+
+from stream.ir.attributes import ArrayAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.spec import OpSpec
-from stream.ir.types import ResourceType, element_byte_width
-from verify.model import READ, RW, WRITE, Builder
+from stream.ir.types import ResourceType, TensorType, element_byte_width
+from verify.events import Site
+from verify.model import READ, RW, WRITE, Builder, RangeCheck
 from verify.rules import effect
 from verify.storage import spec_for
 from verify.symbolic import Expr, const
@@ -192,6 +195,30 @@ def tensor_dispatch(b: Builder, op: Op) -> None:
     b.produce(site, op.results)
 
 
+def _tensor_dims(b: Builder, op: Op, spec: OpSpec, name: str) -> list[Expr] | None:
+    """The dims of the tensor operand `name` (from its `<name>_encoding` type and dynamic dims)."""
+    enc = op.properties.get(f"{name}_encoding")
+    t = enc.type if isinstance(enc, TypeAttr) else None
+    if not isinstance(t, TensorType) or t.shape is None:
+        return None
+    dynamic = iter(spec.operand_group(op, f"{name}_encoding_dims"))
+    try:
+        return [const(d) if d is not None else b.symbols.expr(next(dynamic)) for d in t.shape]
+    except StopIteration:
+        return None
+
+
+def _element_ranges(b: Builder, site: Site, op: Op, what: str, source: Value, dims: list[Expr] | None,
+                    starts: Sequence[Expr], lengths: Sequence[Expr]) -> None:
+    """Index ranges of a tensor-level slice, update or load stay inside the tensor's dims:
+    `start + length <= dim` in every dim (the input program's own indices, checked where they
+    first appear, before byte offsets hide which dim is wrong)."""
+    if dims is None or len(starts) != len(dims) or len(lengths) != len(dims):
+        return
+    for i, (start, length, dim) in enumerate(zip(starts, lengths, dims)):
+        b.model.ranges.append(RangeCheck(site, op, f"the {what} range", start, length, dim, value=source, unit=f"elements of dim {i}"))
+
+
 @effect("stream.tensor.update")
 def tensor_update(b: Builder, op: Op) -> None:
     spec = _spec(op)
@@ -201,6 +228,8 @@ def tensor_update(b: Builder, op: Op) -> None:
     b.use(site, target)
     b.whole(site, upd, READ, "update")
     b.whole(site, target, WRITE, "target", tie=True)
+    starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
+    _element_ranges(b, site, op, "update", target, _tensor_dims(b, op, spec, "target"), starts, _tensor_dims(b, op, spec, "update") or [])
     b.produce(site, op.results)
 
 
@@ -215,8 +244,18 @@ def tensor_write(b: Builder, op: Op) -> None:
 
 @effect("stream.tensor.slice", "stream.tensor.load")
 def tensor_read(b: Builder, op: Op) -> None:
-    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    spec = _spec(op)
+    kind = op.name.rsplit(".", 1)[-1]
+    site = b.op_site(op, kind)
     source = op.operands[0]
     b.use(site, source)
     b.whole(site, source, READ, "source")
+    dims = _tensor_dims(b, op, spec, "source")
+    if kind == "slice":
+        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
+        lengths = [b.symbols.expr(v) for v in spec.operand_group(op, "lengths")]
+    else:
+        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "indices")]
+        lengths = [const(1)] * len(starts)
+    _element_ranges(b, site, op, kind, source, dims, starts, lengths)
     b.produce(site, op.results)
