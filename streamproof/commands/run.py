@@ -77,12 +77,16 @@ def main(args: argparse.Namespace) -> int:
         try:
             load_kernel_file(path)
         except KernelError as e:
-            raise UsageError(f"streamproof run: --kernels {e}") from None
+            raise UsageError(f"streamproof run: error: --kernels {e}") from None
     if args.list_kernels:
         for name in DEFAULT_REGISTRY.names():
             doc = (DEFAULT_REGISTRY.get(name).doc or "").splitlines()  # type: ignore[union-attr]
             print(f"{name:<24} {doc[0] if doc else ''}")
         return EXIT_OK
+
+    if args.device_memory is not None and args.device_memory < 0:
+        raise UsageError(f"streamproof run: error: --device-memory must be a number of bytes >= 0, not {args.device_memory}")
+    _check_writable(args)
 
     (chunk,) = parse_inputs(args.input)
     module = chunk.module
@@ -101,21 +105,22 @@ def main(args: argparse.Namespace) -> int:
         reference = ref_chunk.module
         verify_structure(reference)
     if args.check and reference is None:
-        raise UsageError("streamproof run: --check needs the input-level program; pass --reference REF.mlir with a cmd-level file")
+        raise UsageError("streamproof run: error: --check needs the input-level program; pass --reference REF.mlir with a cmd-level file")
 
     inputs = _inputs(args, reference if reference is not None else module, fn.name)
+    tracer = runtime.Tracer() if args.trace else None
     try:
         result = runtime.run_module(module, inputs, function=fn.name, driver=args.driver, seed=args.seed,
-                                    check_races=args.check_races, trace=bool(args.trace), device_memory=args.device_memory)
+                                    check_races=args.check_races, trace=tracer or False, device_memory=args.device_memory)
     except (runtime.ExecutionError, runtime.DeadlockError) as e:
         for finding in getattr(e, "findings", ()):  # what --check-races saw before the failure
             print(str(finding), file=sys.stderr)
         print(f"streamproof run: error: {e}", file=sys.stderr)
+        _write_trace(tracer, args.trace)  # the trace of a failed run shows how far it got
         return EXIT_FAILED
     except runtime.InputError as e:
-        raise UsageError(f"streamproof run: {e}") from None
-    if args.trace and result.tracer is not None:
-        result.tracer.write(args.trace)
+        raise UsageError(f"streamproof run: error: {e}") from None
+    _write_trace(tracer, args.trace)
 
     print(f"EXEC @{fn.name}")
     for i, value in enumerate(result.results):
@@ -146,10 +151,10 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
     try:
         from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
     except ImportError as e:  # pragma: no cover - the pass manager is part of the foundation
-        raise UsageError(f"streamproof run: the compile pipeline is not available in this build ({e})") from None
+        raise UsageError(f"streamproof run: error: the compile pipeline is not available in this build ({e})") from None
     missing = [p for p in DEFAULT_PIPELINE if p not in PASSES]
     if missing:
-        raise UsageError("streamproof run: this is an input-level program, and compiling it needs passes this build does not "
+        raise UsageError("streamproof run: error: this is an input-level program, and compiling it needs passes this build does not "
                          f"have yet ({', '.join(missing)}); pass a cmd-level program (`streamproof compile` output or an IREE "
                          "stage-10 dump) instead")
     verify = "none" if args.no_verify else "each"
@@ -157,7 +162,7 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
         try:
             from verify.hook import install  # type: ignore[import-not-found]
         except ImportError:
-            raise UsageError("streamproof run: the verifier is not available in this build, so the compile cannot be proved; "
+            raise UsageError("streamproof run: error: the verifier is not available in this build, so the compile cannot be proved; "
                              "pass --no-verify to run the unverified compile") from None
         install()
     try:
@@ -178,7 +183,7 @@ def _inputs(args: argparse.Namespace, module: Module, name: str) -> list[Any]:
             return [runtime.parse_input(text, Path.cwd()) for text in args.inputs]
         inputs = runtime.api.random_inputs(module, name, args.seed)
     except runtime.InputError as e:
-        raise UsageError(f"streamproof run: {e}") from None
+        raise UsageError(f"streamproof run: error: {e}") from None
     if inputs:
         shapes = ", ".join(runtime.format_value(a, max_elements=0).split("=")[0] if isinstance(a, np.ndarray) else "fence" for a in inputs)
         print(f"streamproof run: no --input given; random inputs (seed {args.seed}): {shapes}", file=sys.stderr)
@@ -219,7 +224,36 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
     return ok
 
 
+def _check_writable(args: argparse.Namespace) -> None:
+    """Refuse unwritable --trace / --output-dir paths before running anything."""
+    from streamproof.cli import UsageError
+
+    if args.trace and not Path(args.trace).resolve().parent.is_dir():
+        raise UsageError(f"streamproof run: error: --trace {args.trace}: no such directory {Path(args.trace).parent}")
+    if args.output_dir:
+        try:
+            Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"streamproof run: error: --output-dir {args.output_dir}: {e.strerror or e}") from None
+
+
+def _write_trace(tracer: Any, path: str | None) -> None:
+    from streamproof.cli import UsageError
+
+    if tracer is None or not path:
+        return
+    try:
+        tracer.write(path)
+    except OSError as e:
+        raise UsageError(f"streamproof run: error: --trace {path}: {e.strerror or e}") from None
+
+
 def _write_outputs(directory: Path, results: list[Any]) -> None:
-    directory.mkdir(parents=True, exist_ok=True)
-    for i, value in enumerate(results):
-        np.save(directory / f"result{i}.npy", np.asarray(value))
+    from streamproof.cli import UsageError
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for i, value in enumerate(results):
+            np.save(directory / f"result{i}.npy", np.asarray(value))
+    except OSError as e:
+        raise UsageError(f"streamproof run: error: --output-dir {directory}: {e.strerror or e}") from None

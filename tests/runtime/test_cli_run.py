@@ -108,6 +108,18 @@ def test_kernel_failure_exits_one_with_the_kernel_name(capsys: pytest.CaptureFix
     assert "kernel 'boom_for_cli' failed: ArithmeticError: nope" in err and "Traceback" not in err
 
 
+def test_a_failed_run_still_writes_its_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    boom = tmp_path / "boom.py"
+    boom.write_text("import streamproof\n\n@streamproof.kernel('boom_for_trace')\ndef boom(x, out):\n    raise ValueError('no')\n")
+    prog = tmp_path / "p.mlir"
+    prog.write_text((PROGRAMS / "all_commands.mlir").read_text().replace("@relu", "@boom_for_trace"))
+    trace = tmp_path / "t.json"
+    code, _, err = run(capsys, str(prog), "--kernels", str(boom), "--trace", str(trace))
+    assert code == 1 and "kernel 'boom_for_trace' failed" in err
+    failed = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X" and "failed" in e.get("args", {})]
+    assert failed and "boom_for_trace" in failed[0]["args"]["failed"]
+
+
 def test_device_memory_too_small_is_a_deadlock(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--device-memory", "32", "--driver", "task")
     assert code == 1
@@ -130,10 +142,17 @@ def test_races_found_before_a_failure_are_printed(capsys: pytest.CaptureFixture[
     (["--function", "nope"], "no function @nope"),
     (["--check"], "--check needs the input-level program"),
     (["--kernels", "/nonexistent.py"], "no such kernels file"),
+    (["--device-memory", "-5"], "--device-memory must be a number of bytes >= 0"),
+    (["--trace", "/nonexistent/dir/t.json"], "no such directory /nonexistent/dir"),
+    (["--output-dir", "/proc/streamproof/out"], "--output-dir /proc/streamproof/out:"),
+    (["--input", "4xf32=1,2,3,x"], "cannot read the elements of '4xf32=1,2,3,x' as f32"),
+    (["--input", "@/nonexistent.npy"], "/nonexistent.npy: no such file"),
 ])
 def test_usage_errors_exit_two(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
-    code, _, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), *argv)
+    code, out, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), *argv)
     assert code == 2 and message in err and "Traceback" not in err
+    assert out == ""  # nothing ran
+    assert err.startswith("streamproof run: error: ") or ".mlir:1:1: error: " in err  # a located diagnostic
 
 
 def test_async_level_programs_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
