@@ -188,6 +188,11 @@ class _Walker:
 
 
 OPAQUE_REGION_OPS = frozenset({"stream.executable", "stream.executable.export"})
+# Region ops whose bodies the effect rules walk (verify.rules.regions); any other op with regions
+# inside a function is refused, since nothing it holds would be checked.
+MODELLED_REGION_OPS = frozenset({
+    "stream.async.execute", "stream.async.concurrent", "stream.cmd.execute", "stream.cmd.serial", "stream.cmd.concurrent",
+}) | OPAQUE_REGION_OPS
 
 StorageRule = Callable[[_Walker, Op], None]
 STORAGE_RULES: dict[str, StorageRule] = {}
@@ -433,6 +438,11 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
             if op.name.startswith(("scf.", "cf.")):
                 raise DiagnosticError.at(
                     op.location, f"'{op.name}' in @{func.name}: control flow is not supported by the verifier yet (straight-line functions only)"
+                )
+            if op.regions and op.name not in MODELLED_REGION_OPS:
+                # The effect rules would not walk into it: whatever it holds would go unchecked.
+                raise DiagnosticError.at(
+                    op.location, f"'{op.name}' in @{func.name} has regions the verifier does not model (only execute, serial and concurrent regions)"
                 )
             symbols.evaluate_op(op)
             for value, size in declared_sizes(op):

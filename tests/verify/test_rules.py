@@ -114,3 +114,26 @@ util.func public @free_param() {
     report = check(text)
     assert [v.cls for v in report.violations] == ["DOUBLE_FREE"]
     assert "does not own (unknown)" in report.violations[0].message
+
+
+def test_ops_with_unmodelled_regions_are_refused() -> None:
+    # The effect rules walk only execute, serial and concurrent bodies: anything nested in another
+    # op would go unchecked (two racing fills here were reported proved).
+    from stream.ir.diagnostics import DiagnosticError
+
+    text = ("util.func public @wrapped(%a: !stream.resource<external>) -> !stream.resource<external> {" + _PROLOGUE
+            + """  %t1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%a as %x: !stream.resource<external>{%c64}) {
+    stream.cmd.fill %c1_i32, %x[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  "test.wrap"() ({
+    %t2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%a as %y: !stream.resource<external>{%c64}) {
+      stream.cmd.fill %c1_i32, %y[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
+    } => !stream.timepoint
+    "test.end"() : () -> ()
+  }) : () -> ()
+  %r = stream.timepoint.await %t1 => %a : !stream.resource<external>{%c64}
+  util.return %r : !stream.resource<external>
+}
+""")
+    with pytest.raises(DiagnosticError, match="'test.wrap' in @wrapped has regions the verifier does not model"):
+        check(text)
