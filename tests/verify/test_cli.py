@@ -168,3 +168,18 @@ def test_bad_input_as_a_user_gives_error_and_exit_2(tmp_path: Path, case: str) -
     assert proc.returncode == 2, (case, proc.stdout, proc.stderr)
     assert "error:" in proc.stderr and "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr
     assert not (tmp_path / "no").exists()
+
+
+def test_refines_on_real_iree_stages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Stage 10 refines stage 07; the same stage 10 reading the wrong slab offset does not.
+    before = IREE / "b_diamond/generic/07_schedule_allocation.generic.mlir"
+    after = IREE / "b_diamond/10_elide_timepoints.mlir"
+    code, out, _ = run(["verify", str(after), "--refines", str(before)], capsys)
+    assert code == 0 and ": proved: " in out
+    old = "ro %arg11[%c0 for %c16384] : !stream.resource<transient>{%c49152},\n        ro %arg9"
+    text = after.read_text()
+    assert text.count(old) == 1
+    wrong = tmp_path / "wrong.mlir"
+    wrong.write_text(text.replace(old, old.replace("%c0 for", "%c16384 for")))
+    code, out, _ = run(["verify", str(wrong), "--refines", str(before)], capsys)
+    assert code == 1 and "error: VALUE_MISMATCH in @diamond: result 0" in out and "diamond_dispatch_3" in out
