@@ -163,3 +163,42 @@ def test_bytes_kernels_get_each_binding_as_its_bound_bytes(driver: str) -> None:
     assert seen == [((4,), "uint8", False), ((8,), "uint8", True)]
     np.testing.assert_array_equal(result.results[0], [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3])
     assert result.findings == []
+
+
+DISCARD = """
+util.func public @d() -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  %b, %t = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<external>{%c16} => !stream.timepoint
+  %e = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t) => with(%b as %x: !stream.resource<external>{%c16}) {
+    stream.cmd.fill %one, %x[%c0 for %c16] : f32 -> !stream.resource<external>{%c16}
+    stream.cmd.discard %x[%c8 for %c8] : !stream.resource<external>{%c16}
+  } => !stream.timepoint
+  %w = stream.timepoint.await %e => %b : !stream.resource<external>{%c16}
+  %r = stream.tensor.export on(#hal.device.affinity<@dev0>) %w : tensor<4xf32> in !stream.resource<external>{%c16} -> !hal.buffer_view
+  util.return %r : !hal.buffer_view
+}
+"""
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_discard_makes_the_contents_undefined(driver: str) -> None:
+    """After a discard the bytes are undefined: the runtime poisons them (NaN for floats), so a
+    program that reads them shows it; with poison=False they are left as they were."""
+    (got,) = run_module(parse(DISCARD), [], driver=driver, check_races=True).results
+    assert got[:2].tolist() == [1.0, 1.0] and np.isnan(got[2:]).all()
+    (kept,) = run_module(parse(DISCARD), [], driver=driver, poison=False).results
+    assert kept.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+def test_a_discard_is_a_write_for_the_race_detector() -> None:
+    """A concurrent discard and fill of the same bytes race (the discard clobbers)."""
+    text = DISCARD.replace("    stream.cmd.fill %one, %x[%c0 for %c16] : f32 -> !stream.resource<external>{%c16}\n"
+                           "    stream.cmd.discard %x[%c8 for %c8] : !stream.resource<external>{%c16}\n",
+                           "    stream.cmd.concurrent {\n"
+                           "      stream.cmd.fill %one, %x[%c0 for %c16] : f32 -> !stream.resource<external>{%c16}\n"
+                           "      stream.cmd.discard %x[%c8 for %c8] : !stream.resource<external>{%c16}\n    }\n")
+    result = run_module(parse(text), [], driver="sync", check_races=True)
+    assert {(f.kind, f.lo, f.hi) for f in result.findings} == {("RACE_WRITE_AFTER_WRITE", 8, 16)}

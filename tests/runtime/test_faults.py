@@ -150,6 +150,22 @@ def test_wait_fence_nobody_signals_is_a_deadlock(name: str) -> None:
     assert all(p.live == 0 for p in pools.values())
 
 
+@pytest.mark.parametrize("name", DRIVERS)
+def test_waiting_on_the_fence_the_function_signals_is_a_cycle(name: str) -> None:
+    """The caller passes one fence as both the wait and the signal fence: the alloca waits for
+    what the chain_external after it signals. The report names the cycle (on the sync driver:
+    the wait that can never be met when the alloca is submitted)."""
+    pools: dict[str, DevicePool] = {}
+    d = make_driver(name, pools=pools)
+    fence = Fence(((d.create_semaphore(0, "caller fence"), 1),))
+    with pytest.raises(DeadlockError) as e:
+        bounded(lambda: run_module(parse(FENCED), [np.ones(4, np.float32), fence, fence], driver=d), 10)
+    assert "caller fence >= 1 (now 0)" in str(e.value)
+    if name != "sync":
+        assert any("chain_external" in step for step in e.value.cycle) and any("alloca" in step for step in e.value.cycle)
+    assert all(p.live == 0 for p in pools.values())
+
+
 def test_a_semaphore_of_another_driver_is_refused() -> None:
     other = make_driver("sync").create_semaphore(0, "foreign")
     with pytest.raises(HalError, match="not created by this driver"):

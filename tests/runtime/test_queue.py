@@ -19,7 +19,7 @@ from rt_support import bounded
 from runtime.drivers import make_driver
 from runtime.memory import DevicePool
 from runtime.scheduler import Scheduler, Submission, WorkContext, WorkFailure
-from runtime.semaphore import Fence, TimelineSemaphore
+from runtime.semaphore import Fence, TimelineSemaphore, wait_semaphores
 from runtime.status import DeadlockError, ExecutionError, Status, StatusCode
 
 ASYNC = ("task", "chaos")
@@ -107,6 +107,25 @@ def test_wait_all_host_and_device_semaphores(driver: Scheduler) -> None:
     driver.submit(sub("dev0", [], [(dev, 1)]))
     driver.host_signal(host, 1)
     wait(driver, [(host, 1), (dev, 1)])
+
+
+def test_wait_any_host_and_device_semaphores_device_signals(driver: Scheduler) -> None:
+    """wait-any over a host semaphore nobody signals and one a device batch signals."""
+    host, dev = driver.create_semaphore(0, "host"), driver.create_semaphore(0, "device")
+    driver.submit(sub("dev0", [], [(dev, 1)]))
+    bounded(lambda: wait_semaphores([(host, 1), (dev, 1)], "any", timeout=5))
+    assert host.value == 0 and dev.value == 1
+
+
+def test_wait_any_host_and_device_semaphores_host_signals(driver: Scheduler) -> None:
+    """wait-any where the device batch is blocked and the host signals the other semaphore."""
+    gate, host, dev = (driver.create_semaphore(0, n) for n in ("gate", "host", "device"))
+    driver.submit(sub("dev0", [(gate, 1)], [(dev, 1)]))
+    threading.Timer(0.02, lambda: driver.host_signal(host, 1)).start()
+    bounded(lambda: wait_semaphores([(host, 1), (dev, 1)], "any", timeout=5))
+    assert dev.value == 0
+    driver.host_signal(gate, 1)
+    wait(driver, [(dev, 1)])
 
 
 def test_intermediate_semaphore_between_device_batches(driver: Scheduler) -> None:
@@ -268,7 +287,55 @@ def test_sync_driver_runs_inline_in_submission_order() -> None:
     assert order == ["a", "host", "b"] and s.value == 2
 
 
+@pytest.mark.parametrize("placement", [(("dev0", 0), ("dev1", 0)), (("dev0", 0), ("dev0", 1))], ids=["devices", "queues"])
+def test_device_queues_run_at_the_same_time(placement: tuple[tuple[str, int], tuple[str, int]]) -> None:
+    """The task driver's queues are real threads: a batch on @dev0 and one on @dev1 that each
+    wait (outside the semaphores) for the other to start can only finish if they overlap; so can
+    two queues of one device."""
+    d = make_driver("task")
+    started = [threading.Event(), threading.Event()]
+
+    def body(i: int) -> Callable[[WorkContext], None]:
+        def run(ctx: WorkContext) -> None:
+            started[i].set()
+            if not started[1 - i].wait(5):
+                raise WorkFailure(Status(StatusCode.DEADLINE_EXCEEDED, "the other queue never started"))
+
+        return run
+
+    try:
+        a, b = d.create_semaphore(0, "a"), d.create_semaphore(0, "b")
+        (dev_a, q_a), (dev_b, q_b) = placement
+        d.submit(sub(dev_a, [], [(a, 1)], body(0), queue=q_a))
+        d.submit(sub(dev_b, [], [(b, 1)], body(1), queue=q_b))
+        wait(d, [(a, 1), (b, 1)])
+    finally:
+        d.shutdown()
+
+
 # -- queue-ordered allocation against a pool -----------------------------------------------------------
+@pytest.mark.parametrize("name", ("sync", *ASYNC))
+def test_basic_alloca(name: str) -> None:
+    """After the CTS's BasicAlloca and device.h's canonical sequence: alloca(signal 1),
+    execute(wait 1, signal 2), dealloca(wait 2, signal 3); the pool counts the block while it is
+    live and the execute sees committed storage."""
+    pools = {"dev0": DevicePool("dev0")}
+    d = make_driver(name, pools=pools)
+    try:
+        s = d.create_semaphore(0, "timeline")
+        live_during: list[int] = []
+        d.submit(Submission("alloca", "dev0", 0, Fence(), ((s, 1),), None, "alloca", memory=256))
+        d.submit(sub("dev0", [(s, 1)], [(s, 2)], lambda ctx: live_during.append(pools["dev0"].live)))
+
+        def free(ctx: WorkContext) -> None:
+            pools["dev0"].release(256)
+
+        d.submit(Submission("dealloca", "dev0", 0, Fence(((s, 2),)), ((s, 3),), free, "dealloca"))
+        wait(d, [(s, 3)])
+        assert live_during == [256] and pools["dev0"].live == 0 and pools["dev0"].peak == 256
+    finally:
+        d.shutdown()
+
 @pytest.mark.parametrize("name", ASYNC)
 def test_alloca_parks_on_pool_exhaustion_and_retries_after_dealloca(name: str) -> None:
     """After the CTS's ExplicitFixedBlockPoolNotificationRetry: with 100 bytes of capacity, an
