@@ -143,8 +143,11 @@ def allocation_uses(block: Block) -> list[AllocationUses]:
                 uses = owner.get(v)
                 if uses is not None:
                     touched.setdefault(id(uses), uses)
-        for uses in touched.values():
-            _record(uses, position, op, owner)
+        if touched and _use_kind(op) is UseKind.ALIAS:
+            _alias_results(op, owner)
+        else:
+            for uses in touched.values():
+                _record(uses, position, op)
         if op.name == "stream.resource.alloca":
             uses = AllocationUses(op, position, [op.results[0]])
             owner[op.results[0]] = uses
@@ -152,11 +155,8 @@ def allocation_uses(block: Block) -> list[AllocationUses]:
     return out
 
 
-def _record(uses: AllocationUses, position: int, op: Op, owner: dict[Value, AllocationUses]) -> None:
+def _record(uses: AllocationUses, position: int, op: Op) -> None:
     kind = _use_kind(op)
-    if kind is UseKind.ALIAS:
-        _alias_results(uses, op, owner)
-        return
     bucket: dict[UseKind, Callable[[], list[tuple[int, Op]]]] = {
         UseKind.DEVICE: lambda: uses.device,
         UseKind.HOST: lambda: uses.host,
@@ -167,12 +167,14 @@ def _record(uses: AllocationUses, position: int, op: Op, owner: dict[Value, Allo
         bucket[kind]().append((position, op))
 
 
-def _alias_results(uses: AllocationUses, op: Op, owner: dict[Value, AllocationUses]) -> None:
-    """Results of `op` that are tied to one of the allocation's names become names too."""
+def _alias_results(op: Op, owner: dict[Value, AllocationUses]) -> None:
+    """Results of `op` tied to a name of an allocation become names of it too. One pass over the
+    results for all the allocations the op touches (a host await of many resources is one op)."""
     spec = spec_of(op)
     assert spec is not None
     for i, r in enumerate(op.results):
         index = spec.tied_operand(op, i)
-        if index is not None and owner.get(op.operands[index]) is uses:
+        uses = owner.get(op.operands[index]) if index is not None else None
+        if uses is not None:
             owner[r] = uses
             uses.aliases.append(r)

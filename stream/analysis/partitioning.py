@@ -163,7 +163,8 @@ class _Builder:
                 self.elided[op.results[0]] = op.operands[0]
         # The terminator's uses only matter for escapes (handled in `_io`).
         self.analysis = analysis = HazardAnalysis.of(self.block)
-        self.copyable = [is_cloneable(op) and not self._overwritten_later(analysis, i) for i, op in enumerate(ops)]
+        last_write = self._last_writes(analysis) if any(is_cloneable(op) for op in ops) else {}
+        self.copyable = [is_cloneable(op) and not self._overwritten_later(analysis, i, last_write) for i, op in enumerate(ops)]
         # A cheap op that gets copied only writes its own fresh storage: whoever touches that
         # storage later reaches it through its result (a use-def path), so its hazard edges add
         # nothing, and they would not say which copy is meant.
@@ -171,17 +172,21 @@ class _Builder:
         for i, j in self.hazard:
             self.preds[j].add(i)
 
-    def _overwritten_later(self, analysis: HazardAnalysis, i: int) -> bool:
+    def _last_writes(self, analysis: HazardAnalysis) -> dict[Value, int]:
+        """The position of the last op that writes each storage root (one walk, so that asking
+        for every cheap op stays linear)."""
+        last: dict[Value, int] = {}
+        for j, op in enumerate(self.ops):
+            for a in op_accesses(op):
+                if a.mode & Mode.WRITE:
+                    last[analysis.aliases.root(a.value)[0]] = j
+        return last
+
+    def _overwritten_later(self, analysis: HazardAnalysis, i: int, last_write: dict[Value, int]) -> bool:
         """Whether some later op writes storage op `i` reads: then copies of `i` in later
         partitions would read the new bytes, so `i` must not be duplicated."""
         read_roots = {analysis.aliases.root(a.value)[0] for a in op_accesses(self.ops[i]) if a.value not in self.ops[i].results}
-        if not read_roots:
-            return False
-        for j in range(i + 1, len(self.ops)):
-            for a in op_accesses(self.ops[j]):
-                if a.mode & Mode.WRITE and analysis.aliases.root(a.value)[0] in read_roots:
-                    return True
-        return False
+        return any(last_write.get(root, -1) > i for root in read_roots)
 
     def _keys_and_epochs(self) -> None:
         epoch = 0

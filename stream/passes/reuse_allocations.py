@@ -11,7 +11,8 @@ atomic reallocation. A reuses D when:
 * both live on the same affinity and have the same resource type (lifetime);
 * the sizes are the same value or equal constants, or D's is a larger constant, in which case A
   becomes a `resource.subview` of D's storage (the smallest larger one is chosen; among equal
-  sizes, the latest free);
+  sizes, the latest free; only the `SCAN` latest available frees before A are considered, which
+  keeps the pass linear on long programs);
 * D's timepoint is covered by A's await, or the host awaited it before A is issued
   (`stream.analysis.timepoint_coverage`).
 
@@ -28,7 +29,9 @@ before it was freed; the allocation is freed once, by the last of its users' dea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_left
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from stream.analysis.liveness import allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
@@ -41,7 +44,10 @@ from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
 
-__all__ = ["reuse_allocations", "Reuse", "plan_reuses"]
+__all__ = ["reuse_allocations", "Reuse", "plan_reuses", "SCAN"]
+
+# How many of the latest available frees an allocation considers (keeps the pass linear).
+SCAN = 64
 
 
 @register_pass("reuse-allocations")
@@ -92,22 +98,24 @@ def plan_reuses(block: Block) -> list[Reuse]:
         alloca = view(uses.alloca)
         freed.append(_Freed(uses.alloca, position, dealloca, uses.resource, alloca.storage_size, constant_int(alloca.storage_size, defs),
                             uses.resource.type, alloca.affinity))
-    buckets: dict[tuple[str, str], list[_Freed]] = {}
+    buckets: dict[tuple[str, str], _Bucket] = {}
     for f in freed:
-        buckets.setdefault((str(f.type), str(f.affinity)), []).append(f)
+        buckets.setdefault((str(f.type), str(f.affinity)), _Bucket()).add(f)
     reuses: list[Reuse] = []
-    taken: set[Op] = set()
     via_subview: set[Op] = set()  # chains through a subview wait a round (the free is rewritten)
     for position, op in enumerate(block.ops):
         if op.name != "stream.resource.alloca" or op.properties.get("indeterminate_lifetime") is not None:
             continue
         alloca = view(op)
+        bucket = buckets.get((str(op.results[0].type), str(alloca.affinity)))
+        if bucket is None:
+            continue
         size, const_size = alloca.storage_size, constant_int(alloca.storage_size, defs)
         w = alloca.await_timepoint
-        best: tuple[tuple[int, int], _Freed, bool] | None = None
+        best: tuple[tuple[int, int], _Freed, bool, int] | None = None
         # Latest free first: the first exact fit is the best one.
-        for f in reversed(buckets.get((str(op.results[0].type), str(alloca.affinity)), ())):
-            if f.dealloca in taken or f.alloca in via_subview or f.position >= position:
+        for k, f in bucket.before(position):
+            if f.alloca in via_subview:
                 continue
             exact = f.size is size or (const_size is not None and f.const_size == const_size)
             larger = const_size is not None and f.const_size is not None and f.const_size > const_size
@@ -118,16 +126,54 @@ def plan_reuses(block: Block) -> list[Reuse]:
                 continue
             rank = (0, 0) if exact else (1, f.const_size or 0)
             if best is None or rank < best[0]:
-                best = (rank, f, exact)
+                best = (rank, f, exact, k)
             if exact:
                 break
         if best is not None:
-            _, f, exact = best
-            taken.add(f.dealloca)
+            _, f, exact, k = best
+            bucket.take(k)
             if not exact:
                 via_subview.add(op)
             reuses.append(Reuse(op, f.dealloca, f.resource, f.size, exact))
     return reuses
+
+
+@dataclass(slots=True)
+class _Bucket:
+    """The frees of one (type, affinity), in program order, with taken ones skipped in amortised
+    constant time (`prev` is a union-find pointer to the nearest free at or before an index that
+    is still available), so that asking for every allocation stays near-linear."""
+
+    frees: list[_Freed] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
+    prev: list[int] = field(default_factory=list)
+
+    def add(self, f: _Freed) -> None:
+        self.prev.append(len(self.frees))
+        self.frees.append(f)
+        self.positions.append(f.position)
+
+    def _find(self, k: int) -> int:
+        root = k
+        while root >= 0 and self.prev[root] != root:
+            root = self.prev[root]
+        while k >= 0 and self.prev[k] != k:  # path compression
+            self.prev[k], k = root, self.prev[k]
+        return root
+
+    def take(self, k: int) -> None:
+        self.prev[k] = k - 1
+
+    def before(self, position: int) -> Iterator[tuple[int, _Freed]]:
+        """Available frees issued before `position`, latest first (at most `SCAN` of them: an
+        allocation looks for memory among the most recent frees, as IREE looks only through the
+        joins it awaits)."""
+        k = self._find(bisect_left(self.positions, position) - 1)
+        for _ in range(SCAN):
+            if k < 0:
+                return
+            yield k, self.frees[k]
+            k = self._find(k - 1)
 
 
 def _reuse_function(f: Function) -> Function:

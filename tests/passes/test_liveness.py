@@ -3,6 +3,8 @@ at the host level."""
 
 from __future__ import annotations
 
+import pytest
+
 import stream.ir as ir
 from stream.analysis.liveness import USE_RULES, UseKind, allocation_uses, region_intervals
 from stream.analysis.storage_aliases import StorageForest
@@ -109,3 +111,34 @@ def test_unknown_ops_are_escapes() -> None:
     assert [op.name for _, op in staging.escapes] == ["util.optimization_barrier"]
     assert UseKind.ESCAPE.value == "escape"
 
+
+
+def _awaited_together(n: int) -> str:
+    lines = ["util.func public @f() -> () {", "  %c64 = arith.constant 64 : index"]
+    for i in range(n):
+        lines.append(f"  %r{i}, %t{i} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{{%c64}} => !stream.timepoint")
+    names = ", ".join(f"%r{i}" for i in range(n))
+    types = ", ".join("!stream.resource<transient>{%c64}" for _ in range(n))
+    lines.append(f"  %o:{n} = stream.timepoint.await %t0 => {names} : {types}")
+    lines += ["  util.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_one_await_of_many_allocations_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every result of a host await is tied to its operand: each becomes a name of that
+    operand's allocation, and the await's results are looked at once, not once per
+    allocation it touches (which was quadratic for the final await of a long program)."""
+    from stream.ir.spec import OpSpec
+
+    calls = [0]
+    real = OpSpec.tied_operand
+
+    def counting(self, op, index):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real(self, op, index)
+
+    monkeypatch.setattr(OpSpec, "tied_operand", counting)
+    n = 100
+    uses = allocation_uses(functions(ir.parse_module(_awaited_together(n), "t.mlir"))[0].body)
+    assert [len(u.aliases) for u in uses] == [2] * n  # the alloca's result and its awaited name
+    assert calls[0] <= 2 * n, calls[0]

@@ -203,3 +203,40 @@ def test_multi_block_functions_are_refused_not_skipped() -> None:
 
     with pytest.raises(DiagnosticError, match="reuse-allocations: @f has 2 blocks"):
         reuse_allocations(parse(MULTI_BLOCK))
+
+
+def _unawaited_frees(n: int) -> str:
+    """n allocations, none waiting for any earlier free: nothing can be reused."""
+    lines = ["util.func public @f(%arg0: !stream.resource<external>) -> !stream.resource<external> {",
+             "  %c0 = arith.constant 0 : index", "  %c64 = arith.constant 64 : index"]
+    for i in range(n):
+        lines += [
+            f"  %r{i}, %t{i} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{{%c64}} => !stream.timepoint",
+            f"  %e{i} = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t{i}) => with(%arg0 as %a: !stream.resource<external>{{%c64}}, "
+            f"%r{i} as %x: !stream.resource<transient>{{%c64}}) {{",
+            "    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}",
+            "  } => !stream.timepoint",
+            f"  %d{i} = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e{i}) => %r{i} : !stream.resource<transient>{{%c64}} => !stream.timepoint",
+        ]
+    lines += ["  util.return %arg0 : !stream.resource<external>", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_each_allocation_looks_at_a_bounded_number_of_frees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Candidates are the latest available frees before the allocation, at most SCAN of them:
+    the pass stays linear (scanning every free of the block, later ones included, for every
+    allocation was quadratic on 1k-dispatch programs)."""
+    from stream.passes.reuse_allocations import SCAN
+
+    calls = [0]
+    real = TimepointCoverage.host_covered
+
+    def counting(self, position, t):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real(self, position, t)
+
+    monkeypatch.setattr(TimepointCoverage, "host_covered", counting)
+    n = 3 * SCAN
+    assert plan_reuses(functions(parse(_unawaited_frees(n)))[0].body) == []
+    assert calls[0] <= SCAN * n
+    assert calls[0] >= SCAN * (n - 2 * SCAN)  # it does look (the bound is what limits it)
