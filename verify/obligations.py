@@ -121,12 +121,12 @@ def _pairs(group: list[Access], full: bool) -> Iterator[tuple[Access, Access]]:
                 yield d, other
 
 
-def races(model: FunctionModel, full: bool) -> Iterator[Obligation]:
+def races(model: FunctionModel, full: bool, members: dict[Op, list[list[Access]]] | None = None) -> Iterator[Obligation]:
     by_alloc: dict[int, list[Access]] = defaultdict(list)
     for a in model.accesses:
         by_alloc[a.alloc.id].append(a)
     cmd = model.level == "cmd"
-    slices = slice_membership(model)
+    slices = slice_membership(model, members)
     for group in by_alloc.values():
         for x, y in _pairs(group, full):
             # At the async level value semantics order everything but an op with itself
@@ -296,39 +296,54 @@ def bounds(model: FunctionModel) -> Iterator[Obligation]:
         )
 
 
-def _pack_members(model: FunctionModel, op: Op) -> list[list[Access]]:
-    """The accesses made through each slice of a pack: their offset is the slice's plus a delta."""
-    offsets = [model.symbols.expr(r) for r in op.results[1:]]
-    members: list[list[Access]] = [[] for _ in offsets]
-    for a in model.accesses:
-        lo = dict(a.lo.terms)
+def pack_members(model: FunctionModel) -> dict[Op, list[list[Access]]]:
+    """The accesses made through each slice of each pack: their offset is the slice's plus a
+    delta (the slice offset's atom with coefficient 1). One pass over the accesses for all packs."""
+    out: dict[Op, list[list[Access]]] = {}
+    by_atom: dict[int, list[list[Access]]] = {}
+    for op in model.packs:
+        offsets = [model.symbols.expr(r) for r in op.results[1:]]
+        members: list[list[Access]] = [[] for _ in offsets]
+        out[op] = members
         for i, off in enumerate(offsets):
-            if off.terms and lo.get(off.terms[0][0]) == 1:
-                members[i].append(a)
-    return members
+            if off.terms:
+                by_atom.setdefault(off.terms[0][0], []).append(members[i])
+    if by_atom:
+        for a in model.accesses:
+            hit: list[list[Access]] = []
+            for atom, k in a.lo.terms:
+                if k == 1 and atom in by_atom:
+                    for group in by_atom[atom]:
+                        if not any(g is group for g in hit):
+                            hit.append(group)
+            for group in hit:
+                group.append(a)
+    return out
 
 
-def slice_membership(model: FunctionModel) -> dict[int, tuple[Op, int, list[bool]]]:
+def slice_membership(model: FunctionModel, members: dict[Op, list[list[Access]]] | None = None) -> dict[int, tuple[Op, int, list[bool]]]:
     """access id -> (pack, slice index, which slices' lifetimes intersect this one's)."""
+    members = pack_members(model) if members is None else members
     out: dict[int, tuple[Op, int, list[bool]]] = {}
     for op in model.packs:
         intervals = pack_intervals(op)
-        for i, group in enumerate(_pack_members(model, op)):
+        for i, group in enumerate(members[op]):
             live = [i < len(intervals) and j < len(intervals) and overlaps(intervals[i], intervals[j]) for j in range(len(intervals))]
             for a in group:
                 out[a.id] = (op, i, live)
     return out
 
 
-def packs(model: FunctionModel) -> Iterator[Obligation]:
+def packs(model: FunctionModel, all_members: dict[Op, list[list[Access]]] | None = None) -> Iterator[Obligation]:
     """Accesses through a slice of a `resource.pack` stay in the slice; slices the pack may lay
     out on the same bytes (disjoint lifetime intervals) are used one after the other."""
     s = model.symbols
+    all_members = pack_members(model) if all_members is None else all_members
     for op in model.packs:
         offsets = [s.expr(r) for r in op.results[1:]]
         sizes = [s.expr(v) for v in op.operands[len(op.operands) - len(offsets):]]
         intervals = pack_intervals(op)
-        members = _pack_members(model, op)
+        members = all_members[op]
         for i, group in enumerate(members):
             for a in group:
                 cond: Cond = ((offsets[i] - a.lo, a.length), (a.hi - offsets[i] - sizes[i], a.length))
@@ -431,8 +446,9 @@ def opaque(model: FunctionModel) -> Iterator[Obligation]:
 
 def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
     out: list[Obligation] = []
-    for gen in (races(model, full), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
-                packs(model), affinity(model), completion(model), opaque(model)):
+    members = pack_members(model)
+    for gen in (races(model, full, members), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
+                packs(model, members), affinity(model), completion(model), opaque(model)):
         out.extend(gen)
     return out
 

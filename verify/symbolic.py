@@ -155,6 +155,11 @@ class Symbols:
     by_atom: dict[int, list[int]] = field(default_factory=dict)  # atom id -> fact indices
     values: dict[Value, Expr] = field(default_factory=dict)
     sizeof_cache: dict[tuple[object, ...], Expr] = field(default_factory=dict)
+    # fact ids of a closure -> (their shapes with atoms numbered by first appearance, that
+    # numbering), or None when a fact has no shape (see `canonical`)
+    _fact_keys: dict[tuple[int, ...], tuple[tuple[object, ...], dict[int, int]] | None] = field(default_factory=dict)
+    # atom id -> the atoms and facts connected to it through facts (cleared when a fact is added)
+    _components: dict[int, tuple[frozenset[int], tuple[int, ...]]] = field(default_factory=dict)
 
     # -- building ---------------------------------------------------------------------------
     def fresh(self, kind: str, value: Value | None = None, location: Location | None = None, label: str = "") -> Expr:
@@ -169,6 +174,9 @@ class Symbols:
             return
         index = len(self.facts)
         self.facts.append(Fact(ids, build, nonlinear, (kind, exprs) if kind else None))
+        if self._components:
+            self._components.clear()
+            self._fact_keys.clear()
         for a in ids:
             self.by_atom.setdefault(a, []).append(index)
 
@@ -214,11 +222,30 @@ class Symbols:
             parts.append(v if k == 1 else z3.IntVal(k) * v)
         return parts[0] if len(parts) == 1 else z3.Sum(*parts)
 
-    def closure(self, exprs: Iterable[Expr]) -> tuple[set[int], list[int]]:
-        """Atoms reachable from `exprs` through facts, and those facts."""
+    def closure(self, exprs: Iterable[Expr]) -> tuple[frozenset[int], tuple[int, ...]]:
+        """Atoms reachable from `exprs` through facts, and those facts (in fact order): the
+        union of the connected components of the atoms of `exprs` (each computed once)."""
+        comps: list[tuple[frozenset[int], tuple[int, ...]]] = []
+        for e in exprs:
+            for a in e.atoms():
+                c = self._components.get(a)
+                if c is None:
+                    c = self._component(a)
+                if not any(x is c for x in comps):
+                    comps.append(c)
+        if len(comps) == 1:
+            return comps[0]
+        atoms: set[int] = set()
+        facts: set[int] = set()
+        for c in comps:
+            atoms |= c[0]
+            facts.update(c[1])
+        return frozenset(atoms), tuple(sorted(facts))
+
+    def _component(self, start: int) -> tuple[frozenset[int], tuple[int, ...]]:
         seen: set[int] = set()
         facts: set[int] = set()
-        stack = [a for e in exprs for a in e.atoms()]
+        stack = [start]
         while stack:
             a = stack.pop()
             if a in seen:
@@ -228,7 +255,10 @@ class Symbols:
                 if fi not in facts:
                     facts.add(fi)
                     stack.extend(self.facts[fi].atoms)
-        return seen, sorted(facts)
+        comp = (frozenset(seen), tuple(sorted(facts)))
+        for a in seen:
+            self._components[a] = comp
+        return comp
 
     def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[BoolRef], bool]:
         """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
@@ -248,19 +278,41 @@ class Symbols:
         expressions and the shapes of every fact they depend on, atoms numbered by first
         appearance. None when some fact has no shape."""
         groups = [tuple(g) for g in exprs]
+        _, facts = self.closure(e for g in groups for e in g)
+        # Many queries share one closure (every query about one pack depends on all of its
+        # layout facts): the facts' part of the key is computed once per closure. Atoms are
+        # numbered first by the facts (in fact order), then by the query: two keys are equal
+        # only if one renaming maps the facts and the query onto each other.
+        fkey = facts
+        if fkey in self._fact_keys:
+            cached = self._fact_keys[fkey]
+        else:
+            cached = self._fact_key(facts)
+            self._fact_keys[fkey] = cached
+        if cached is None:
+            return None
+        shapes, order = cached
+        extra: dict[int, int] = {}
+        base = len(order)
+
+        def rename(e: Expr) -> tuple[int, tuple[tuple[int, int], ...]]:
+            return e.const, tuple(sorted((order[a] if a in order else base + extra.setdefault(a, len(extra)), k) for a, k in e.terms))
+
+        return (shapes, tuple(tuple(rename(e) for e in g) for g in groups))
+
+    def _fact_key(self, facts: tuple[int, ...]) -> tuple[tuple[object, ...], dict[int, int]] | None:
         order: dict[int, int] = {}
 
         def rename(e: Expr) -> tuple[int, tuple[tuple[int, int], ...]]:
             return e.const, tuple(sorted((order.setdefault(a, len(order)), k) for a, k in e.terms))
 
-        key: list[object] = [tuple(tuple(rename(e) for e in g) for g in groups)]
-        _, facts = self.closure(e for g in groups for e in g)
+        shapes: list[object] = []
         for fi in facts:
             shape = self.facts[fi].shape
             if shape is None:
                 return None
-            key.append((shape[0], tuple(rename(e) for e in shape[1])))
-        return tuple(key)
+            shapes.append((shape[0], tuple(rename(e) for e in shape[1])))
+        return tuple(shapes), order
 
     def model_values(self, model: ModelRef, exprs: Iterable[Expr]) -> dict[int, int]:
         """Concrete values of the atoms of `exprs` (and what they depend on) in a Z3 model."""

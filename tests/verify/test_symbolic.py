@@ -89,3 +89,29 @@ def test_pack_contract_separates_live_slices_only() -> None:
     assert not can(s.z3(n) > 0, overlap(o0, 64, o1, s.z3(n)))  # [0,1] and [1,2] live together
     assert can(overlap(o0, 64, o2, 64))  # [0,1] and [3,4] never live together: may alias
     assert not can(s.z3(o2) + 64 > s.z3(total))  # every slice fits in the total
+
+
+def test_canonical_keys_are_equal_exactly_for_renamed_queries() -> None:
+    # Queries are solved once per canonical key, so equal keys must mean "the same query up to
+    # renaming atoms", facts included; the facts' part of the key is cached per closure.
+    from verify.symbolic import Symbols
+
+    s = Symbols()
+    a, b, c, d, x = (s.fresh("argument") for _ in range(5))
+    s.fact((a, b), lambda sy: sy.z3(a) < sy.z3(b), kind="lt")
+    s.fact((c, d), lambda sy: sy.z3(c) < sy.z3(d), kind="lt")
+    s.fact((d, c), lambda sy: sy.z3(d) < sy.z3(c), kind="lt")  # c's facts differ from a's
+    k_ab = s.canonical([(b - a,)])
+    assert k_ab == s.canonical([(b - a,)])  # cached closure, same key
+    assert k_ab != s.canonical([(d - c,)])  # c < d and d < c: not a renaming of a < b
+    assert k_ab != s.canonical([(a - b,)])  # the reversed difference
+    assert s.canonical([(x + 1,)]) != k_ab
+    t = Symbols()
+    p, q = t.fresh("argument"), t.fresh("argument")
+    t.fact((p, q), lambda sy: sy.z3(p) < sy.z3(q), kind="lt")
+    assert t.canonical([(q - p,)]) == k_ab  # the same query over other atoms
+    # Adding a fact changes closures: cached components are dropped.
+    s.fact((b, x), lambda sy: sy.z3(b) < sy.z3(x), kind="lt")
+    assert s.canonical([(b - a,)]) != k_ab
+    atoms, facts = s.closure([b - a])
+    assert atoms == {a.terms[0][0], b.terms[0][0], x.terms[0][0]} and len(facts) == 2
