@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from runtime.kernels import Kernel, KernelRegistry
+from runtime.kernels import Kernel, KernelError, KernelRegistry
 from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
 from runtime.races import AccessSite, RaceDetector
 from runtime.scheduler import WorkContext, WorkFailure
@@ -47,7 +47,7 @@ class Command:
     site: AccessSite
     run_fn: Callable[[Command, WorkContext], None]
     children: list[Command] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)
+    args: tuple[Any, ...] = ()  # what `run_fn` needs, resolved when the command was recorded
     cost: int = 0  # bytes touched, for the driver's inline-or-pool choice
     title: str = ""  # "stream.cmd.dispatch @ex::@entry", for failure messages
 
@@ -91,41 +91,43 @@ def _touch(cmd: Command, ctx: WorkContext, alloc: Allocation, offset: int, lengt
 
 
 def _run_dispatch(cmd: Command, ctx: WorkContext) -> None:
-    d = cmd.data
+    kernel, direct, scalars, bindings = cmd.args
     inputs: list[np.ndarray] = []
     outputs: list[np.ndarray] = []
     races = ctx.scheduler.races
-    for alloc, offset, length, access, dtype, shape, nbytes in d["bindings"]:
+    for alloc, offset, length, access, dtype, shape, nbytes in bindings:
         data = alloc.data
         if races is not None or data is None:
             raw = _touch(cmd, ctx, alloc, offset, length, bool(access & WO), bool(access & RO))
-        else:  # the fast path: bounds were checked when the command was recorded
-            raw = data[offset : offset + length]
-        arr = raw[:nbytes].view(dtype).reshape(shape)
-        if access == RO:
-            arr.flags.writeable = False
+            arr = raw[:nbytes].view(dtype).reshape(shape)
+            if access == RO:
+                arr.flags.writeable = False
+        elif access == RO:  # the fast path: bounds were checked when the command was recorded
+            arr = np.ndarray(shape, dtype, alloc.readonly(), offset)
+        else:
+            arr = np.ndarray(shape, dtype, data, offset)
+        if access & RO:  # ro and rw: an rw binding is one array, the input and the in-place output
             inputs.append(arr)
-        elif access == WO:
+        if access & WO:
             outputs.append(arr)
-        else:  # rw: the same array is the input and the in-place output
-            inputs.append(arr)
-            outputs.append(arr)
-    kernel: Kernel = d["kernel"]
     try:
-        kernel(inputs, d["scalars"], outputs)
+        if direct is not None:  # the kernel takes its outputs as arguments (checked when recorded)
+            direct(*inputs, *scalars, *outputs)
+        else:
+            kernel(inputs, scalars, outputs)
     except Exception as e:
         raise _fail(cmd, ctx, f"kernel '{kernel.name}' failed: {type(e).__name__}: {e}", e) from e
 
 
 def _run_copy(cmd: Command, ctx: WorkContext) -> None:
-    src, s_off, dst, d_off, length = cmd.data["args"]
+    src, s_off, dst, d_off, length = cmd.args
     source = _touch(cmd, ctx, src, s_off, length, False)
     target = _touch(cmd, ctx, dst, d_off, length, True)
     target[...] = source  # numpy copies through a temporary when the ranges overlap
 
 
 def _run_fill(cmd: Command, ctx: WorkContext) -> None:
-    alloc, offset, length, pattern = cmd.data["args"]
+    alloc, offset, length, pattern = cmd.args
     target = _touch(cmd, ctx, alloc, offset, length, True)
     if length % pattern.itemsize:
         raise _fail(cmd, ctx, f"fill length {length} is not a multiple of the {pattern.itemsize}-byte pattern")
@@ -135,8 +137,8 @@ def _run_fill(cmd: Command, ctx: WorkContext) -> None:
 def _run_cache(cmd: Command, ctx: WorkContext) -> None:
     """flush / invalidate: memory is coherent in the simulation, so only bounds and liveness are
     checked; discard: the contents become undefined, and are poisoned so a later read shows it."""
-    alloc, offset, length = cmd.data["args"]
-    if cmd.data["kind"] == "discard":
+    kind, alloc, offset, length = cmd.args
+    if kind == "discard":
         target = _touch(cmd, ctx, alloc, offset, length, True)
         if ctx.scheduler.poison:
             target[...] = 0xFF
@@ -264,6 +266,21 @@ class _DispatchTemplate:
     static_nbytes: tuple[int | None, ...]
     static_shapes: tuple[tuple[int, ...] | None, ...]
     raw: bool = False  # a `bindings="bytes"` kernel: every binding is a flat uint8 array of its length
+    style: str | None = None  # Kernel.style for this dispatch's arity; None: let the call explain the mismatch
+    site: AccessSite | None = None  # the command's site when races are not checked (one per op)
+    # Per binding: (resource, offset value, length value, mode, dtype, static bytes, static shape).
+    specs: tuple[tuple[Any, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        self.specs = tuple(zip(self.resources, self.offsets, self.lengths, self.modes, self.dtypes, self.static_nbytes,
+                               self.static_shapes))
+        n_in = sum(1 for m in self.modes if m & RO)
+        n_out = sum(1 for m in self.modes if m & WO)
+        try:
+            self.style = self.kernel.style(n_in + len(self.uniforms) - self.n_dims, n_out)
+        except KernelError:
+            self.style = None
+        self.site = AccessSite(self.title, self.location, 0, None, (0, 0), 0)
 
 
 # Templates by op identity, checked against the op and the kernel registry's generation, so that
@@ -344,22 +361,19 @@ def _static_shape(t: TensorType) -> tuple[int, ...] | None:
 def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
     t = _dispatch_template(op, r.kernels)
     value = r.value
-    uniforms = [value(u) for u in t.uniforms]
+    uniforms = [value(u) for u in t.uniforms] if t.uniforms else []
     n_scalars = len(uniforms) - t.n_dims
     dims = [int(x) for x in uniforms[n_scalars:]]
     bindings = []
     cost = 0
-    for i, res in enumerate(t.resources):
+    for i, (res, off_v, len_v, mode, dtype, need, shape) in enumerate(t.specs):
         ref = value(res)
-        if not isinstance(ref, ResourceRef):
+        if type(ref) is not ResourceRef:
             raise DiagnosticError.at(op.location, f"binding {i} is not a resource at run time ({type(ref).__name__})")
-        offset, length = int(value(t.offsets[i])), int(value(t.lengths[i]))
+        offset, length = int(value(off_v)), int(value(len_v))
         if offset < 0 or length < 0 or offset + length > ref.length:
             raise _bounds(op, f"binding {i} [{offset}, {offset + length}) is outside the resource's {ref.length} bytes "
                           f"({ref.allocation.label})")
-        dtype = t.dtypes[i]
-        need = t.static_nbytes[i]
-        shape = t.static_shapes[i]
         if t.raw:
             shape, need = (length,), length
         elif need is None or shape is None:
@@ -368,7 +382,7 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
         if length < need:
             raise DiagnosticError.at(op.location, f"binding {i} of {t.title} covers {length} bytes but "
                                      f"{TensorType(shape, t.types[i].element)} needs {need}")
-        bindings.append((ref.allocation, ref.offset + offset, length, t.modes[i], dtype, shape, need))
+        bindings.append((ref.allocation, ref.offset + offset, length, mode, dtype, shape, need))
         cost += length
     if r.races is not None:
         described = ", ".join(f"{_ACCESS_NAMES.get(b[3], '?')} {b[0].label}[{b[1]} for {b[2]}]" for b in bindings)
@@ -376,10 +390,11 @@ def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
         _check_self_overlap(r.races, site, bindings)
         for b in bindings:
             r.check_affinity(site, b[0], b[1], b[1] + b[2])
-    else:
-        site = r.site_at(t.location, t.title, comp)
-    return Command(t.name, site, _run_dispatch, data={"kernel": t.kernel, "bindings": bindings, "scalars": uniforms[:n_scalars]},
-                   cost=cost, title=t.title)
+    else:  # without race checking a site only names the command in messages and traces
+        assert t.site is not None
+        site = t.site
+    direct = t.kernel.fn if t.style == "out" else None
+    return Command(t.name, site, _run_dispatch, args=(t.kernel, direct, uniforms[:n_scalars], bindings), cost=cost, title=t.title)
 
 
 def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tuple[Any, ...]]) -> None:
@@ -401,7 +416,7 @@ def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
     if r.races is not None and src is dst and s_off < d_off + length and d_off < s_off + length:
         r.races.static_overlap("RACE_READ_AFTER_WRITE", src, max(s_off, d_off), min(s_off, d_off) + length, site,
                                "the copy's source and target ranges overlap")
-    return Command(kind, site, _run_copy, data={"args": (src, s_off, dst, d_off, length)}, cost=2 * length)
+    return Command(kind, site, _run_copy, args=(src, s_off, dst, d_off, length), cost=2 * length)
 
 
 def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
@@ -411,7 +426,7 @@ def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
     pattern = np.array(value, dtype=dtype_of(v.value.type))
     site = r.site(op, f"stream.cmd.fill {value} -> {alloc.label}[{off} for {length}]", comp)
     r.check_affinity(site, alloc, off, off + length)
-    return Command("fill", site, _run_fill, data={"args": (alloc, off, length, pattern)}, cost=length)
+    return Command("fill", site, _run_fill, args=(alloc, off, length, pattern), cost=length)
 
 
 def _cache_recorder(kind: str) -> Callable[[Recorder, Op, int], Command]:
@@ -419,7 +434,7 @@ def _cache_recorder(kind: str) -> Callable[[Recorder, Op, int], Command]:
         v = view(op)
         alloc, off, length = r.window(r.ref(v.target, op), r.integer(v.target_offset), r.integer(v.target_length), op, kind)
         site = r.site(op, f"stream.cmd.{kind} {alloc.label}[{off} for {length}]", comp)
-        return Command(kind, site, _run_cache, data={"kind": kind, "args": (alloc, off, length)}, cost=length)
+        return Command(kind, site, _run_cache, args=(kind, alloc, off, length), cost=length)
 
     return record
 

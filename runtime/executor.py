@@ -54,6 +54,7 @@ class Session:
         self.semaphores = 0
         self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
         self.return_location = ""  # where the function run last returned
+        self._placements: dict[int, tuple[Op, tuple[str, int, str]]] = {}
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -63,8 +64,18 @@ class Session:
         return pool
 
     def device_of(self, op: Op) -> tuple[str, int]:
+        return self._place(op)[:2]  # type: ignore[return-value]
+
+    def _place(self, op: Op) -> tuple[str, int, str]:
+        """(device, queue, location text) of an op, computed once per op (ops are immutable)."""
+        hit = self._placements.get(id(op))
+        if hit is not None and hit[0] is op:
+            return hit[1]
         aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
-        return _placement(aff) or (self.default_device, 0)
+        device, queue = _placement(aff) or (self.default_device, 0)
+        placed = (device, queue, str(op.location))
+        self._placements[id(op)] = (op, placed)
+        return placed
 
     def devices_of(self, op: Op) -> frozenset[str] | None:
         """Every device an op may run on (all options of an `optimal` set), else the module's
@@ -76,17 +87,16 @@ class Session:
         if self.tracer is not None:
             self.tracer.counter(device, self.pool(device).live)
 
-    def new_timepoint(self, label: str) -> tuple[Fence, tuple[Any, ...]]:
-        self.semaphores += 1
-        sem = self.sched.create_semaphore(0, label, external=False)
-        return Fence(((sem, 1),)), ((sem, 1),)
-
     def submit(self, op: Op, kind: str, waits: Fence, work: Callable[[WorkContext], None] | None, *, memory: int = 0,
                component: int = 0, extra: dict[str, Any] | None = None) -> tuple[Fence, Submission]:
-        device, queue = self.device_of(op)
-        self.pool(device)
-        label = f"{kind} on @{device} at {op.location}"
-        fence, signals = self.new_timepoint(label)
+        device, queue, location = self._place(op)
+        if device not in self.pools:
+            self.pool(device)
+        label = f"{kind} on @{device} at {location}"
+        self.semaphores += 1
+        sem = self.sched.create_semaphore(0, label, external=False)
+        signals = ((sem, 1),)
+        fence = Fence(signals)
         sub = Submission(kind, device, queue, waits, signals, work, label, memory=memory, component=component)
         if extra:
             sub.extra.update(extra)

@@ -359,12 +359,12 @@ def _chain_external(fr: Frame, op: Op) -> None:
 def _execute(fr: Frame, op: Op) -> None:
     s = fr.session
     body = op.regions[0].blocks[0]
-    captures: dict[Value, Any] = {}
+    env = fr.env
+    # The body's block arguments are values of their own: binding them in the frame makes every
+    # lookup while recording one dict access (the hot path of a run with many small commands).
     for arg, operand in zip(body.arguments, group(op, "resource_operands")):
-        captures[arg] = _ref(fr, operand, op)
-
-    def value(x: Value) -> Any:
-        return captures[x] if x in captures else fr.value(x)
+        env[arg] = _ref(fr, operand, op)
+    value = env.__getitem__
 
     device, _ = s.device_of(op)
     races = s.races
@@ -375,7 +375,12 @@ def _execute(fr: Frame, op: Op) -> None:
     recorder = Recorder(value, s.kernels, device, f"execute at {op.location}", races, component, index)
     if races is not None:
         recorder.devices = s.devices_of(op)
-    commands = recorder.record_block(body.ops, component)
+    try:
+        commands = recorder.record_block(body.ops, component)
+    except KeyError as e:
+        if e.args and isinstance(e.args[0], Value):
+            raise DiagnosticError.at(op.location, f"value {e.args[0]} used before it is defined at run time") from None
+        raise
     if tracer is not None:
         tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
     fence, _ = s.submit(op, "execute", _fence(fr, group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),

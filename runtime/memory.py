@@ -94,12 +94,26 @@ class Allocation:
     placement: frozenset[str] | None = None
     indeterminate: bool = False  # `alloca ... indeterminate`: only its last release frees it
     escaped: bool = False  # exported or returned: the caller observes it
+    _readonly: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # (data, read-only view of it)
     id: int = field(default_factory=lambda: next(_ids))
 
     def materialize(self, poison: bool = True) -> None:
         """Give the allocation its storage (filled with POISON when `poison`)."""
         self.data = np.full(self.size, POISON, dtype=np.uint8) if poison else np.empty(self.size, dtype=np.uint8)
         self.state = "live"
+
+    def readonly(self) -> np.ndarray:
+        """A read-only view of the whole storage (kept while the storage stays the same), from
+        which dispatches cut their input arrays: cheaper than flagging each input view."""
+        data = self.data
+        cached = self._readonly
+        if cached is not None and cached[0] is data:
+            return cached[1]
+        assert data is not None, "readonly() of an allocation without storage"
+        view = data.view()
+        view.flags.writeable = False
+        self._readonly = (data, view)
+        return view
 
     def bytes(self, offset: int, length: int, what: str) -> np.ndarray:
         """The byte window [offset, offset+length), checked; `what` names the access for errors."""

@@ -128,9 +128,14 @@ class Scheduler:
         """Enqueue a submission; it runs once its waits are reached."""
         if self.closed:
             raise HalError(Status(StatusCode.FAILED_PRECONDITION, "the driver was shut down"))
-        with self.lock:
-            for sem, _ in (*sub.waits.points, *sub.signals):
-                self._check_owned(sem)
+        lock = self.lock
+        with lock:
+            for sem, _ in sub.waits.points:
+                if sem._lock is not lock:
+                    self._check_owned(sem)
+            for sem, _ in sub.signals:
+                if sem._lock is not lock:
+                    self._check_owned(sem)
             self.all_submissions += 1
             failed = sub.waits.failure()
             unmet = sub.waits.unmet() if failed is None else []
@@ -223,8 +228,7 @@ class Scheduler:
         """Record the outcome of a run submission (lock taken here)."""
         with self.lock:
             self.inflight -= 1
-            self._finish(sub, status)
-            self.changed.notify_all()
+            self._finish(sub, status)  # notifies the host and drain
 
     def _finish(self, sub: Submission, status: Status | None) -> None:
         for sem, _ in sub.signals:

@@ -202,3 +202,30 @@ def test_a_discard_is_a_write_for_the_race_detector() -> None:
                            "      stream.cmd.discard %x[%c8 for %c8] : !stream.resource<external>{%c16}\n    }\n")
     result = run_module(parse(text), [], driver="sync", check_races=True)
     assert {(f.kind, f.lo, f.hi) for f in result.findings} == {("RACE_WRITE_AFTER_WRITE", 8, 16)}
+
+
+@pytest.mark.parametrize("check_races", [False, True])
+def test_kernels_get_read_only_inputs_and_writable_outputs(check_races: bool) -> None:
+    """The calling convention on both paths (the fast one, and the checked one of --check-races):
+    ro bindings are read-only arrays, writing one fails the dispatch; an rw binding is one
+    writable array passed as input and output; wo bindings are writable."""
+    reg = KernelRegistry(DEFAULT_REGISTRY)
+    seen: list[tuple[bool, ...]] = []
+
+    def spy(a, b, out):  # type: ignore[no-untyped-def]
+        seen.append((a.flags.writeable, b.flags.writeable, out.flags.writeable))
+        np.add(a, b, out=out)
+
+    def scribble(x, out):  # type: ignore[no-untyped-def]
+        x[0] = 0.0
+
+    reg.register("add", spy)
+    x = np.array([-2.0, -0.5, 0.25, 3.0], dtype=np.float32)
+    result = run_module(load("all_commands"), [x], driver="sync", kernels=reg, check_races=check_races)
+    assert seen == [(False, False, True)]
+    np.testing.assert_array_equal(result.results[0], np.maximum(x + 1, 0))
+    reg.register("relu", scribble)  # all_commands' relu is rw: its input is writable
+    run_module(load("all_commands"), [x], driver="sync", kernels=reg, check_races=check_races)
+    reg.register("add", lambda a, b, out: a.__setitem__(0, 1.0))
+    with pytest.raises(ExecutionError, match="read-only"):
+        run_module(load("all_commands"), [x], driver="task", kernels=reg, check_races=check_races)
