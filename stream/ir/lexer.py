@@ -9,7 +9,6 @@ which keeps a 10k-op module well under the parse-time budget.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from stream.ir.core import Location
 from stream.ir.diagnostics import DiagnosticError, SourceFile
@@ -19,8 +18,7 @@ __all__ = ["Token", "Lexer"]
 _SKIP = re.compile(r"(?:\s+|//[^\n]*)*")
 # A string literal with MLIR's escapes only: \n \t \" \\ and two hex digits.
 _STRING = r'"(?:[^"\\\n]|\\(?:[nt"\\]|[0-9a-fA-F]{2}))*"'
-_TOKEN = re.compile(
-    r"""
+_TOKENS = r"""
     (?P<percent>%[\w$.\-]+(?:\#\d+)?)
   | (?P<caret>\^[\w$.\-]+)
   | (?P<at>@(?:[\w$.\-]+|STRING))
@@ -32,19 +30,29 @@ _TOKEN = re.compile(
   | (?P<int>\d+)
   | (?P<bare>[A-Za-z_][\w$.]*)
   | (?P<punct>->|=>|::|\.\.\.|[()\[\]{}<>,:=?*+\-|^!\#])
-    """.replace("STRING", _STRING),
-    re.VERBOSE,
-)
+""".replace("STRING", _STRING)
+# Blanks and comments, then one token, in a single match (the blanks are atomic: never given
+# back to the alternatives). No match: the end of the input, or no token starts there.
+_NEXT = re.compile(r"(?>(?:\s+|//[^\n]*)*)(?:" + _TOKENS + ")", re.VERBOSE).match
 # The longest well-formed start of a string literal: where it stops tells what is wrong.
 _STRING_PREFIX = re.compile(_STRING[:-1])
 
 
-@dataclass(frozen=True, slots=True)
 class Token:
-    kind: str  # percent caret at hash bang string float hexint int bare punct eof
-    text: str
-    pos: int
-    end: int
+    """One token: `kind` is percent caret at hash bang string float hexint int bare punct eof.
+    Treated as immutable; a plain slotted class because the lexer makes one per token and a
+    frozen dataclass costs several times as much to build."""
+
+    __slots__ = ("kind", "text", "pos", "end")
+
+    def __init__(self, kind: str, text: str, pos: int, end: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.pos = pos
+        self.end = end
+
+    def __repr__(self) -> str:
+        return f"Token({self.kind!r}, {self.text!r}, {self.pos}, {self.end})"
 
     def is_punct(self, text: str) -> bool:
         return self.kind == "punct" and self.text == text
@@ -64,25 +72,33 @@ class Lexer:
 
     # -- token stream -----------------------------------------------------------------------
     def _lex(self) -> Token:
+        m = _NEXT(self.text, self.pos)
+        if m is None:
+            return self._end_or_error()
+        kind = m.lastgroup
+        assert kind is not None  # every alternative is a named group
+        self.pos = end = m.end()
+        return Token(kind, m.group(kind), m.start(kind), end)
+
+    def _end_or_error(self) -> Token:
         text = self.text
-        pos = _SKIP.match(text, self.pos).end()  # type: ignore[union-attr]
+        skip = _SKIP.match(text, self.pos)
+        pos = skip.end() if skip is not None else self.pos
         if pos >= len(text):
             self.pos = pos
             return Token("eof", "", pos, pos)
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise self._bad_token(pos)
-        kind = m.lastgroup or "punct"
-        self.pos = m.end()
-        return Token(kind, m.group(), pos, m.end())
+        raise self._bad_token(pos)
 
     def peek(self) -> Token:
-        if self._peeked is None:
-            self._peeked = self._lex()
-        return self._peeked
+        tok = self._peeked
+        if tok is None:
+            tok = self._peeked = self._lex()
+        return tok
 
     def next(self) -> Token:
-        tok = self.peek()
+        tok = self._peeked
+        if tok is None:
+            return self._lex()
         self._peeked = None
         return tok
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import Attribute, StringAttr
 from stream.ir.core import Alias, Block, Location, Module, Op, Region, Value, freeze
 from stream.ir.diagnostics import DiagnosticError, SourceFile
+from stream.ir.gc_pause import paused_gc
 from stream.ir.lexer import Lexer, Token
 from stream.ir.parse_attrs import AttrParser, unescape
 from stream.ir.spec_registry import OpState, lookup, registered_names
@@ -524,7 +525,8 @@ def _dedent(text: str) -> str:
 def parse_module(text: str, filename: str = "<stdin>", line_offset: int = 0) -> Module:
     """Parse one module (an explicit `module { ... }` or a list of top-level ops)."""
     parser = Parser(SourceFile(filename, text, line_offset))
-    return parser.parse_top_level()
+    with paused_gc():
+        return parser.parse_top_level()
 
 
 _SPLIT = re.compile(r"^// -----[^\n]*$", re.MULTILINE)

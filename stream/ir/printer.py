@@ -25,6 +25,7 @@ from stream.ir.attributes import (
     quote_string,
 )
 from stream.ir.core import Alias, Block, Module, Op, Region, Value
+from stream.ir.gc_pause import paused_gc
 from stream.ir.spec_registry import RegisteredOp, lookup
 from stream.ir.types import FunctionType, TensorType, Type
 
@@ -384,6 +385,11 @@ def _alias_lines(printer: Printer, aliases: tuple[Alias, ...], locations: bool) 
 
 def print_module(module: Module, generic: bool = False) -> str:
     """The module as MLIR text (ends with a newline)."""
+    with paused_gc():
+        return _print_module(module, generic)
+
+
+def _print_module(module: Module, generic: bool) -> str:
     printer = Printer(generic, module.aliases)
     body = Region((Block((), module.ops),))
     printer.number_regions([body])
