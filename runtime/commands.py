@@ -177,12 +177,12 @@ class Recorder:
     """Turns an execute body into commands. `value(v)` gives the run-time value of an SSA value
     (host values and the body's captures); `kernels` resolves dispatch symbols."""
 
-    def __init__(self, value: Callable[[Value], Any], kernels: KernelRegistry, device: str, label: str,
+    def __init__(self, value: Callable[[Value], Any], kernels: KernelRegistry, device: str, location: str,
                  races: RaceDetector | None, component: int, submission_index: int) -> None:
         self.value = value
         self.kernels = kernels
         self.device = device
-        self.label = label
+        self.location = location  # of the execute
         self.races = races
         self.index = 0
         self.submission_index = submission_index

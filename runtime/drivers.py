@@ -42,8 +42,14 @@ __all__ = ["SyncDriver", "TaskDriver", "ChaosDriver", "make_driver", "DRIVERS"]
 Child = Callable[[WorkContext], None]
 
 
+_LANES: dict[int, str] = {}
+
+
 def _queue_lane(sub: Submission) -> str:
-    return f"queue {sub.queue}"
+    lane = _LANES.get(sub.queue)
+    if lane is None:
+        lane = _LANES[sub.queue] = f"queue {sub.queue}"
+    return lane
 
 
 class SyncDriver(Scheduler):

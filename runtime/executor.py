@@ -34,6 +34,9 @@ __all__ = ["Session", "DEFAULT_DEVICE"]
 
 DEFAULT_DEVICE = "dev0"
 
+# Per op (by identity, checked): its own placement (None: the module's default) and location text.
+_PLACES: dict[int, tuple[Op, tuple[str, int] | None, str]] = {}
+
 
 class Session:
     """The devices, driver and bookkeeping of one run. `call` runs a function; `close` shuts the
@@ -54,7 +57,6 @@ class Session:
         self.semaphores = 0
         self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
         self.return_location = ""  # where the function run last returned
-        self._placements: dict[int, tuple[Op, tuple[str, int, str]]] = {}
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -67,15 +69,22 @@ class Session:
         return self._place(op)[:2]  # type: ignore[return-value]
 
     def _place(self, op: Op) -> tuple[str, int, str]:
-        """(device, queue, location text) of an op, computed once per op (ops are immutable)."""
-        hit = self._placements.get(id(op))
-        if hit is not None and hit[0] is op:
-            return hit[1]
-        aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
-        device, queue = _placement(aff) or (self.default_device, 0)
-        placed = (device, queue, str(op.location))
-        self._placements[id(op)] = (op, placed)
-        return placed
+        """(device, queue, location text) of an op; what the op itself says is computed once per
+        op (ops are immutable), so that running a module again, or a function with thousands of
+        submissions, does not redo it."""
+        hit = _PLACES.get(id(op))
+        if hit is None or hit[0] is not op:
+            if len(_PLACES) > 200_000:
+                _PLACES.clear()
+            aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
+            hit = _PLACES[id(op)] = (op, _placement(aff), str(op.location))
+        placed = hit[1]
+        if placed is None:
+            return self.default_device, 0, hit[2]
+        return placed[0], placed[1], hit[2]
+
+    def location(self, op: Op) -> str:
+        return self._place(op)[2]
 
     def devices_of(self, op: Op) -> frozenset[str] | None:
         """Every device an op may run on (all options of an `optimal` set), else the module's
@@ -88,7 +97,7 @@ class Session:
             self.tracer.counter(device, self.pool(device).live)
 
     def submit(self, op: Op, kind: str, waits: Fence, work: Callable[[WorkContext], None] | None, *, memory: int = 0,
-               component: int = 0, extra: dict[str, Any] | None = None) -> tuple[Fence, Submission]:
+               component: int = 0, final_local: dict[int, float] | None = None) -> tuple[Fence, Submission]:
         device, queue, location = self._place(op)
         if device not in self.pools:
             self.pool(device)
@@ -97,9 +106,8 @@ class Session:
         sem = self.sched.create_semaphore(0, label, external=False)
         signals = ((sem, 1),)
         fence = Fence(signals)
-        sub = Submission(kind, device, queue, waits, signals, work, label, memory=memory, component=component)
-        if extra:
-            sub.extra.update(extra)
+        sub = Submission(kind, device, queue, waits, signals, work, label, memory=memory, component=component,
+                         final_local=final_local)
         self.sched.submit(sub)
         return fence, sub
 

@@ -281,7 +281,7 @@ def _immediate(fr: Frame, op: Op) -> None:
 
 @rule("stream.timepoint.join")
 def _join(fr: Frame, op: Op) -> None:
-    fr.env[op.results[0]] = Fence.join(_fence(fr, v) for v in op.operands)
+    fr.env[op.results[0]] = Fence.join([_fence(fr, v) for v in op.operands])
 
 
 @rule("stream.timepoint.await")
@@ -372,7 +372,7 @@ def _execute(fr: Frame, op: Op) -> None:
     index = races.next_seq() if races is not None else 0
     tracer = s.tracer
     start = tracer.now() if tracer is not None else 0.0
-    recorder = Recorder(value, s.kernels, device, f"execute at {op.location}", races, component, index)
+    recorder = Recorder(value, s.kernels, device, s.location(op), races, component, index)
     if races is not None:
         recorder.devices = s.devices_of(op)
     try:
@@ -384,7 +384,7 @@ def _execute(fr: Frame, op: Op) -> None:
     if tracer is not None:
         tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
     fence, _ = s.submit(op, "execute", _fence(fr, group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),
-                        component=component, extra={"final_local": recorder.local if races is not None else None})
+                        component=component, final_local=recorder.local if races is not None else None)
     fr.env[op.results[-1]] = fence
 
 

@@ -162,7 +162,7 @@ class RaceDetector:
     def end_clock(self, sub: Any) -> dict[int, float]:
         """The clock a submission's signals carry: its start joined with its final local clock."""
         vc = dict(sub.start_clock or sub.issue_clock or {})
-        final = sub.extra.get("final_local")
+        final = sub.final_local
         if final:
             _join(vc, final)
         vc[sub.component] = max(vc.get(sub.component, 0), 1)

@@ -41,7 +41,7 @@ class WorkFailure(Exception):
         self.status = status
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Submission:
     """One queue operation. `work(ctx)` is its payload (None for a barrier); `label` names it in
     messages and traces ("execute on @dev0 at prog.mlir:12:5"). `memory` is the bytes an alloca
@@ -62,7 +62,8 @@ class Submission:
     start_clock: dict[int, float] | None = None
     component: int = 0  # this submission's vector-clock component (race detection)
     id: int = field(default_factory=lambda: next(_ids))
-    extra: dict[str, Any] = field(default_factory=dict)
+    anchor: Any = None  # where its trace slice is, for flow arrows from its signals (runtime.trace.Anchor)
+    final_local: dict[int, float] | None = None  # its command buffer's clock at the end (race detection)
 
     def __repr__(self) -> str:
         return f"<Submission #{self.id} {self.label} {self.state}>"
@@ -207,7 +208,7 @@ class Scheduler:
         if status is not None:
             args["failed"] = str(status)
         tracer.slice(track, sub.kind, start, end, cat="submission", args=args)
-        sub.extra["anchor"] = Anchor(track[0], track[1], round(max(start, end - 0.001), 3))
+        sub.anchor = Anchor(track[0], track[1], round(max(start, end - 0.001), 3))
         return status
 
     def _run_payload(self, sub: Submission, ctx: WorkContext) -> Status | None:
@@ -239,7 +240,7 @@ class Scheduler:
         if status is None:
             sub.state = "done"
             clock = self.races.end_clock(sub) if self.races is not None else None
-            anchor = sub.extra.get("anchor")
+            anchor = sub.anchor
             for sem, value in sub.signals:
                 sem.signal(value, clock, anchor)
         else:

@@ -188,7 +188,12 @@ class Fence:
 
     @staticmethod
     def join(fences: Iterable[Fence]) -> Fence:
-        return Fence.of(p for f in fences for p in f.points)
+        best: dict[TimelineSemaphore, int] = {}
+        for f in fences:
+            for sem, value in f.points:
+                if value > best.get(sem, -1):
+                    best[sem] = value
+        return Fence(tuple(best.items()))
 
     @property
     def is_immediate(self) -> bool:
