@@ -1,6 +1,6 @@
 """Runtime benchmarks (SPEC section 9): executor overhead and device parallelism.
 
-    python bench/bench_runtime.py [--nodes 1000] [--repeats 5] [--matmul 1024]
+    python bench/bench_runtime.py [--nodes 1000] [--repeats 9] [--matmul 1024] [--only overhead|parallel]
 
 1. Overhead: one seeded 1000-node DAG of tiny kernels (add/mul/sub/maximum of two 16-float
    vectors, relu/neg/tanh of one), run side by side by
@@ -18,7 +18,9 @@
    runtime's, not the BLAS library's.
 
 Times are medians of `--repeats` runs, each a full `run_module` (driver threads started and
-joined, every command recorded, submitted, executed, results copied out).
+joined, every command recorded, submitted, executed, results copied out). The machine's load
+average is printed before and after each part: the parallelism figure needs two idle cores, so
+re-run `--only parallel` when the load is low if it was not.
 """
 
 from __future__ import annotations
@@ -73,11 +75,20 @@ def depths(dag: list[tuple[str, list[int]]]) -> list[int]:
     return out
 
 
+def kernel_fn(name: str) -> Callable[..., None]:
+    """The plain numpy function of a built-in kernel (`fn(*inputs, out)`), without the registry's
+    calling-convention wrapper: the baselines pay nothing the runtime adds."""
+    k = DEFAULT_REGISTRY.get(name)
+    assert k is not None, name
+    return k.fn
+
+
 def run_numpy(dag: list[tuple[str, list[int]]], x: np.ndarray) -> np.ndarray:
+    fns = {name: kernel_fn(name) for name in (*BINARY, *UNARY)}
     vals: list[np.ndarray] = []
     for name, ops in dag:
         out = np.empty(VEC, np.float32)
-        DEFAULT_REGISTRY.get(name)([x if o < 0 else vals[o] for o in ops], [], [out])  # type: ignore[union-attr]
+        fns[name](*[x if o < 0 else vals[o] for o in ops], out)
         vals.append(out)
     return vals[-1]
 
@@ -86,11 +97,11 @@ def run_dask(dag: list[tuple[str, list[int]]], x: np.ndarray) -> np.ndarray:
     import dask.threaded
 
     def task(name: str) -> Callable[..., np.ndarray]:
-        kernel = DEFAULT_REGISTRY.get(name)
+        fn = kernel_fn(name)
 
         def f(*args: np.ndarray) -> np.ndarray:
             out = np.empty(VEC, np.float32)
-            kernel(list(args), [], [out])  # type: ignore[misc]
+            fn(*args, out)
             return out
 
         return f
@@ -211,16 +222,30 @@ def median_time(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
     return statistics.median(times), result
 
 
+def load() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nodes", type=int, default=1000)
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--repeats", type=int, default=9)
     p.add_argument("--matmul", type=int, default=1024)
     p.add_argument("--matmuls", type=int, default=8)
+    p.add_argument("--only", choices=("overhead", "parallel"), help="run one part only")
     args = p.parse_args()
 
-    print(f"# streamproof runtime benchmark - {datetime.date.today()} - {platform.processor() or platform.machine()}, "
-          f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}")
+    print(f"# streamproof runtime benchmark - {datetime.datetime.now():%Y-%m-%d %H:%M} - "
+          f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"numpy {np.__version__}")
+    if args.only != "parallel":
+        overhead(args)
+    if args.only != "overhead":
+        parallel(args)
+
+
+def overhead(args: argparse.Namespace) -> None:
+    before = load()
     dag = make_dag(args.nodes)
     x = np.random.default_rng(0).standard_normal(VEC).astype(np.float32)
     region = ir.parse_module(region_program(dag), "dag_region.mlir")
@@ -243,7 +268,11 @@ def main() -> None:
     dask_over = (t_dask - t_np) / n
     for label, t, _ in rows[2:4]:
         print(f"\n{label}: overhead {1e6 * (t - t_np) / n:.1f} us/node; Dask's is {dask_over / max((t - t_np) / n, 1e-9):.1f}x larger")
+    print(f"\n({before} before, {load()} after)")
 
+
+def parallel(args: argparse.Namespace) -> None:
+    before = load()
     mm = ir.parse_module(matmul_program(args.matmul, args.matmuls), "matmuls.mlir")
     rng = np.random.default_rng(1)
     mats = [rng.standard_normal((args.matmul, args.matmul)).astype(np.float32) for _ in range(2 * args.matmuls)]
@@ -256,6 +285,7 @@ def main() -> None:
     print("|---|---:|---:|")
     print(f"| numpy, sequential | {1e3 * t_seq:.1f} | 1.00x |")
     print(f"| runtime task, 2 devices | {1e3 * t_task:.1f} | {t_seq / t_task:.2f}x |")
+    print(f"\n({before} before, {load()} after)")
 
 
 if __name__ == "__main__":

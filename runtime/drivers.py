@@ -167,11 +167,12 @@ class TaskDriver(Scheduler):
                 _SwitchInterval.acquire(self._switch_interval)
                 self._interval_held = True
             worker = self._workers[key] = _QueueWorker(self, key)
-        worker.ready.append(sub)
-        worker.cond.notify()
+        worker.inbox.put(sub)
 
-    def pick(self, ready: deque[Submission]) -> Submission:
-        return ready.popleft()
+    def next_ready(self, worker: _QueueWorker) -> Submission | None:
+        """The next submission for a queue's worker to run (blocking), None once it must stop.
+        In the order they became ready: there is no FIFO among submissions, only among ready ones."""
+        return worker.inbox.get()
 
     def before_submission(self, sub: Submission) -> None:
         """Hook (chaos): called on the worker before a submission runs."""
@@ -220,9 +221,8 @@ class TaskDriver(Scheduler):
         super().shutdown()
         with self.lock:
             workers = list(self._workers.values())
-            for w in workers:
-                w.stop = True
-                w.cond.notify()
+        for w in workers:
+            w.inbox.put(None)  # after everything already ready, which still runs
         for w in workers:
             w.thread.join()
         for _ in self._pool:
@@ -236,14 +236,18 @@ class TaskDriver(Scheduler):
 
 
 class _QueueWorker:
-    """The thread of one device queue: runs ready submissions one at a time."""
+    """The thread of one device queue: runs ready submissions one at a time.
+
+    Ready submissions arrive in `inbox` (a C-level queue: handing work to a worker and waking it
+    costs no Python-level lock or condition); `ready` holds the ones the worker took but has not
+    run yet (only the chaos driver, which picks among them at random, keeps any there)."""
 
     def __init__(self, driver: TaskDriver, key: tuple[str, int]) -> None:
         self.driver = driver
         self.key = key
+        self.inbox: queue_mod.SimpleQueue[Submission | None] = queue_mod.SimpleQueue()
         self.ready: deque[Submission] = deque()
-        self.cond = threading.Condition(driver.lock)
-        self.stop = False
+        self.stopping = False
         self.thread = threading.Thread(target=self._loop, name=f"streamproof-{key[0]}-q{key[1]}", daemon=True)
         self.thread.start()
 
@@ -251,13 +255,10 @@ class _QueueWorker:
         d = self.driver
         lane = f"queue {self.key[1]}"
         while True:
-            with d.lock:
-                while not self.ready:
-                    if self.stop:
-                        return
-                    self.cond.wait()
-                sub = d.pick(self.ready)
-                sub.state = "running"
+            sub = d.next_ready(self)
+            if sub is None:
+                return
+            sub.state = "running"
             d.before_submission(sub)
             status = d.execute(sub, WorkContext(d, sub, lane, d.run_concurrent))
             d.complete(sub, status)
@@ -279,7 +280,17 @@ class ChaosDriver(TaskDriver):
         with self._rng_lock:
             return self._rng.random()
 
-    def pick(self, ready: deque[Submission]) -> Submission:
+    def next_ready(self, worker: _QueueWorker) -> Submission | None:
+        """A random one of everything ready on this queue."""
+        ready, inbox = worker.ready, worker.inbox
+        while not ready or not inbox.empty():
+            if not ready and worker.stopping:
+                return None
+            item = inbox.get()  # blocks only when nothing is ready
+            if item is None:
+                worker.stopping = True
+            else:
+                ready.append(item)
         with self._rng_lock:
             i = self._rng.randrange(len(ready))
         sub = ready[i]
