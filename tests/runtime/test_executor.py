@@ -229,3 +229,25 @@ def test_kernels_get_read_only_inputs_and_writable_outputs(check_races: bool) ->
     reg.register("add", lambda a, b, out: a.__setitem__(0, 1.0))
     with pytest.raises(ExecutionError, match="read-only"):
         run_module(load("all_commands"), [x], driver="task", kernels=reg, check_races=check_races)
+
+
+def test_a_run_restores_the_garbage_collector() -> None:
+    """run_module pauses the cyclic GC while it runs (api._gc_paused) and must leave it as it
+    found it: on, after a run that succeeded or failed; off, if the caller had turned it off."""
+    import gc
+
+    assert gc.isenabled()
+    run_module(load("all_commands"), [np.zeros(4, np.float32)], driver="task")
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        run_module(load("all_commands"), [np.zeros(8, np.float32)], driver="task")
+    text = (PROGRAMS / "all_commands.mlir").read_text().replace("wo %b[%c32 for %c16]", "wo %b[%c48 for %c16]")
+    with pytest.raises(ExecutionError):
+        run_module(parse(text), [np.zeros(4, np.float32)], driver="task")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run_module(load("all_commands"), [np.zeros(4, np.float32)], driver="sync")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
