@@ -98,9 +98,21 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
     return wrap
 
 
+_CONSTANTS: dict[int, tuple[Op, Any]] = {}
+
+
 @rule("arith.constant")
 def _constant(fr: Frame, op: Op) -> None:
-    fr.env[op.results[0]] = host_value_of_constant(op.properties["value"], op.results[0].type)
+    hit = _CONSTANTS.get(id(op))
+    if hit is not None and hit[0] is op:
+        fr.env[op.results[0]] = hit[1]
+        return
+    value = host_value_of_constant(op.properties["value"], op.results[0].type)
+    if not isinstance(value, np.ndarray):  # scalars are immutable: one per op, for every run
+        if len(_CONSTANTS) > 200_000:
+            _CONSTANTS.clear()
+        _CONSTANTS[id(op)] = (op, value)
+    fr.env[op.results[0]] = value
 
 
 def _arith(fr: Frame, op: Op) -> None:
