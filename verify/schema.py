@@ -10,13 +10,16 @@ Top level: `schema`, `version`, `file`, `status` ("proved" | "violated" | "unkno
 `symbols` (name -> concrete value from the Z3 model), `introduced_by`, `pre_existing`, `rule`,
 `duplicates`, `notes` and `witness` (null, or `steps`: `step`, `lane`, `event`, `op`, `detail`,
 plus `omitted_common_events`). Fields are only ever added in a new version.
+
+With `--split-input-file` and several chunks the output is `streamproof.verify.reports`, version
+1: `{"schema", "version", "reports": [one report per chunk, in input order]}` (`REPORTS_SCHEMA`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["REPORT_SCHEMA", "validate", "SchemaError"]
+__all__ = ["REPORT_SCHEMA", "REPORTS_SCHEMA", "validate", "SchemaError"]
 
 _LOC = {"type": "object", "required": ["file", "line", "col"], "properties": {
     "file": {"type": "string"}, "line": {"type": "integer"}, "col": {"type": "integer"}}}
@@ -71,6 +74,19 @@ REPORT_SCHEMA: dict[str, Any] = {
         "functions": {"type": "array", "items": {"type": "object", "required": ["name", "level", "obligations", "seconds", "note"]}},
         "violations": {"type": "array", "items": _VIOLATION},
         "unknowns": {"type": "array", "items": {"type": "object", "required": ["function", "class", "location", "reason"]}},
+    },
+}
+
+# `--split-input-file` with more than one chunk: one report per chunk, in input order.
+REPORTS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "streamproof.verify.reports/1",
+    "type": "object",
+    "required": ["schema", "version", "reports"],
+    "properties": {
+        "schema": {"const": "streamproof.verify.reports"},
+        "version": {"const": 1},
+        "reports": {"type": "array", "items": REPORT_SCHEMA},
     },
 }
 

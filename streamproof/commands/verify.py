@@ -75,7 +75,7 @@ def main(args: argparse.Namespace) -> int:
             report.unknowns.extend(found[1])
         reports.append(report)
     if args.report == "json":
-        payload = reports[0].to_json() if len(reports) == 1 else {"schema": "streamproof.verify.reports", "reports": [r.to_json() for r in reports]}
+        payload = reports[0].to_json() if len(reports) == 1 else {"schema": "streamproof.verify.reports", "version": 1, "reports": [r.to_json() for r in reports]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
     else:
         out = []

@@ -183,3 +183,18 @@ def test_refines_on_real_iree_stages(tmp_path: Path, capsys: pytest.CaptureFixtu
     wrong.write_text(text.replace(old, old.replace("%c0 for", "%c16384 for")))
     code, out, _ = run(["verify", str(wrong), "--refines", str(before)], capsys)
     assert code == 1 and "error: VALUE_MISMATCH in @diamond: result 0" in out and "diamond_dispatch_3" in out
+
+
+def test_json_of_several_chunks_follows_the_reports_schema(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from verify.schema import REPORTS_SCHEMA, SchemaError
+
+    text = (CORPUS / "cmd_serial_ok.mlir").read_text() + "\n// -----\n" + (CORPUS / "cmd_concurrent_raw.mlir").read_text()
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    code, out, _ = run(["verify", "-", "--split-input-file", "--report=json"], capsys)
+    payload = json.loads(out)
+    assert code == 1
+    validate(payload, REPORTS_SCHEMA)
+    assert [r["status"] for r in payload["reports"]] == ["proved", "violated"]
+    payload["reports"][1].pop("violations")
+    with pytest.raises(SchemaError):
+        validate(payload, REPORTS_SCHEMA)
