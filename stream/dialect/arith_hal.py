@@ -54,8 +54,10 @@ def _print_constant(pr: Printer, op: Op) -> None:
     pr.attr_dict({k: v for k, v in op.properties.items() if k != "value"} | dict(op.attributes))
     value = op.properties["value"]
     text = pr.attr(value)
-    # In a dictionary i64 and f64 go without their type; a constant always spells it.
-    if (isinstance(value, IntegerAttr) and value.type == I64) or (isinstance(value, FloatAttr) and value.type == F64):
+    # In a dictionary i64 and f64 go without their type (except f64 in hex, which alone would read
+    # as an integer); a constant always spells it, once.
+    typed = (isinstance(value, IntegerAttr) and value.type == I64) or (isinstance(value, FloatAttr) and value.type == F64)
+    if typed and not text.endswith(f" : {value.type}"):
         text += f" : {value.type}"
     pr.write(" " + text)
 

@@ -103,3 +103,12 @@ def test_bf16_and_f16_constants_use_their_own_bit_patterns() -> None:
     printed = ir.print_module(module)
     assert "arith.constant 0x7FC0 : bf16" in printed and "arith.constant 0x7E00 : f16" in printed
     assert first_difference(module, reparse(module)) is None
+
+
+def test_f64_constant_in_hex_spells_its_type_once() -> None:
+    # inf and NaN print as bit patterns, which carry ': f64' already (alone they would read as i64).
+    text = "func.func @f() {\n  %0 = arith.constant 0x7FF0000000000000 : f64\n  %1 = arith.constant 2.5 : f64\n  return\n}"
+    module = ir.parse_module(text, "t.mlir")
+    printed = ir.print_module(module)
+    assert "arith.constant 0x7FF0000000000000 : f64\n" in printed and "arith.constant 2.500000e+00 : f64\n" in printed
+    assert first_difference(module, reparse(module)) is None
