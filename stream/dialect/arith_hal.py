@@ -56,9 +56,10 @@ def _print_constant(pr: Printer, op: Op) -> None:
     text = pr.attr(value)
     # In a dictionary i64 and f64 go without their type (except f64 in hex, which alone would read
     # as an integer); a constant always spells it, once.
-    typed = (isinstance(value, IntegerAttr) and value.type == I64) or (isinstance(value, FloatAttr) and value.type == F64)
-    if typed and not text.endswith(f" : {value.type}"):
-        text += f" : {value.type}"
+    if isinstance(value, (IntegerAttr, FloatAttr)) and value.type == (I64 if isinstance(value, IntegerAttr) else F64):
+        suffix = f" : {value.type}"
+        if not text.endswith(suffix):
+            text += suffix
     pr.write(" " + text)
 
 
