@@ -262,17 +262,19 @@ class ParseContext:
 
 
 class Format:
-    __slots__ = ("spec", "elements", "_printed")
+    __slots__ = ("spec", "elements", "_printed", "_steps")
 
     def __init__(self, spec: OpSpec, elements: tuple[Element, ...]) -> None:
         self.spec = spec
         self.elements = elements
         self._printed = frozenset(_mentioned_attrs(elements)) | {"operandSegmentSizes", "resultSegmentSizes"}
+        self._steps = _compile_steps(spec, elements)
 
     # -- parse -------------------------------------------------------------------------------
     def parse(self, parser: Parser, state: OpState) -> None:
         ctx = ParseContext(self.spec, parser, state)
-        _parse_seq(ctx, self.elements)
+        for step in self._steps:
+            step(ctx)
         _finish(ctx)
 
     # -- print -------------------------------------------------------------------------------
@@ -294,44 +296,163 @@ def _mentioned_attrs(elements: tuple[Element, ...]) -> list[str]:
     return names
 
 
-def _starts_present(ctx: ParseContext, first: Element, second: Element | None = None) -> bool:
+# -- parsing, compiled: one step per element that reads input ---------------------------------------
+# A format is turned into closures once, so that reading an op does no dispatch on element kinds.
+Step = Callable[[ParseContext], None]
+
+
+def _compile_steps(spec: OpSpec, elements: tuple[Element, ...]) -> tuple[Step, ...]:
+    steps: list[Step] = []
+    i = 0
+    while i < len(elements):
+        e = elements[i]
+        if isinstance(e, Lit):
+            text = e.text
+            if text in ("", " ", "\\n"):
+                pass
+            elif text == "=" and elements[i + 1 : i + 3] == (Lit(""), Lit(">")):
+                steps.append(_expect_step("=>"))
+                i += 2
+            elif text[:1].isalpha() or text[:1] == "_":
+                steps.append(_keyword_step(text))
+            else:
+                steps.append(_expect_step(text))
+        elif isinstance(e, Var):
+            steps.append(_var_step(spec, e))
+        elif isinstance(e, TypeOf):
+            steps.append(_types_step(e.target))
+        elif isinstance(e, AttrDict):
+            steps.append(_attr_dict_step(e.keyword))
+        elif isinstance(e, Regions):
+            steps.append(_regions_step)
+        elif isinstance(e, Custom):
+            steps.append(_custom_step(e.name, e.args))
+        elif isinstance(e, Group):
+            steps.append(_group_step(spec, e))
+        i += 1
+    return tuple(steps)
+
+
+def _run(ctx: ParseContext, steps: tuple[Step, ...]) -> None:
+    for step in steps:
+        step(ctx)
+
+
+def _expect_step(text: str) -> Step:
+    def step(ctx: ParseContext) -> None:
+        ctx.parser.expect(text)
+
+    return step
+
+
+def _keyword_step(text: str) -> Step:
+    def step(ctx: ParseContext) -> None:
+        ctx.parser.expect_keyword(text)
+
+    return step
+
+
+def _types_step(target: str) -> Step:
+    return lambda ctx: _parse_types(ctx, target)
+
+
+def _attr_dict_step(keyword: bool) -> Step:
+    def step(ctx: ParseContext) -> None:
+        p = ctx.parser
+        if keyword:
+            if p.accept_keyword("attributes"):
+                ctx.attr_dict.update(p.parse_attr_dict_body())
+        elif p.lexer.peek().is_punct("{"):
+            ctx.attr_dict.update(p.parse_attr_dict_body())
+
+    return step
+
+
+def _regions_step(ctx: ParseContext) -> None:
+    p = ctx.parser
+    while p.lexer.peek().is_punct("{"):
+        rspec = ctx.spec.regions[len(ctx.regions)]
+        ctx.regions[rspec.name] = _parse_region(ctx, rspec.name)
+        if not p.accept(","):
+            break
+
+
+def _custom_step(name: str, args: tuple[Arg, ...]) -> Step:
+    return lambda ctx: DIRECTIVES[name][0](ctx, args)
+
+
+def _group_step(spec: OpSpec, group: Group) -> Step:
+    present = _presence_test(spec, *_leading_elements(group.then))
+    then, otherwise = _compile_steps(spec, group.then), _compile_steps(spec, group.otherwise)
+    # A unit attribute anchoring the group is present when the group is.
+    anchors = tuple(x.name for x in group.then if isinstance(x, Var) and x.anchor and x.kind == "attr")
+
+    def step(ctx: ParseContext) -> None:
+        if present(ctx):
+            _run(ctx, then)
+            for name in anchors:
+                if name not in ctx.attrs:
+                    ctx.attrs[name] = UnitAttr()
+        else:
+            _run(ctx, otherwise)
+
+    return step
+
+
+def _presence_test(spec: OpSpec, first: Element, second: Element | None = None) -> Callable[[ParseContext], bool]:
     """Does the input continue with this optional group (judged by its first element)?
 
     A group `{ $operands^ }` is told apart from an attribute dictionary that may follow
     (`tensor<4xf32> {foo = 1}`) by the token after the brace: IREE's own parser cannot tell
     them apart, which would make such ops unprintable with discardable attributes."""
-    tok = ctx.parser.lexer.peek()
     if isinstance(first, Lit) and first.text == "{" and isinstance(second, Var) and second.kind == "operand":
-        return tok.is_punct("{") and ctx.parser.peek_second().kind == "percent"
+        return lambda ctx: ctx.parser.lexer.peek().is_punct("{") and ctx.parser.peek_second().kind == "percent"
+    kinds: tuple[str, ...] = ()
+    puncts: tuple[str, ...] = ()
+    word: str | None = None
     if isinstance(first, Lit):
-        if first.text[:1].isalpha() or first.text[:1] == "_":
-            return tok.kind == "bare" and tok.text == first.text
-        if first.text == "=":
-            return tok.kind == "punct" and tok.text in ("=", "=>")
-        return tok.kind == "punct" and tok.text == first.text
-    if isinstance(first, Var):
-        if first.kind == "operand":
-            return tok.kind == "percent"
-        if first.kind == "region":
-            return tok.is_punct("{")
-        if first.kind == "attr":
-            style = ctx.spec._attr_index[first.name].style
-            if style in ("symbol_name", "symbol"):
-                return tok.kind == "at"
-            if style == "int":
-                return tok.kind in ("int", "hexint") or tok.is_punct("-")
-            if style == "string":
-                return tok.kind == "string"
-            if style == "type":
-                return tok.kind in ("bang", "bare") or tok.is_punct("(")
-            if style == "enum":
-                return tok.is_punct("<")
-            return tok.kind in ("int", "hexint", "float", "string", "at", "hash", "bang") or (
-                tok.kind == "punct" and tok.text in ("[", "{", "-")
-            ) or (tok.kind == "bare" and tok.text != "attributes")
-    if isinstance(first, TypeOf):
-        return tok.kind in ("bang", "bare") or tok.is_punct("(")
-    raise ValueError(f"optional group cannot start with {first!r}")
+        text = first.text
+        if text[:1].isalpha() or text[:1] == "_":
+            word = text
+        else:
+            puncts = ("=", "=>") if text == "=" else (text,)
+    elif isinstance(first, Var) and first.kind == "operand":
+        kinds = ("percent",)
+    elif isinstance(first, Var) and first.kind == "region":
+        puncts = ("{",)
+    elif isinstance(first, Var) and first.kind == "attr":
+        style = spec._attr_index[first.name].style
+        if style in ("symbol_name", "symbol"):
+            kinds = ("at",)
+        elif style == "int":
+            kinds, puncts = ("int", "hexint"), ("-",)
+        elif style == "string":
+            kinds = ("string",)
+        elif style == "type":
+            kinds, puncts = ("bang", "bare"), ("(",)
+        elif style == "enum":
+            puncts = ("<",)
+        else:
+            return _starts_attribute
+    elif isinstance(first, TypeOf):
+        kinds, puncts = ("bang", "bare"), ("(",)
+    else:
+        raise ValueError(f"optional group cannot start with {first!r}")
+
+    def test(ctx: ParseContext) -> bool:
+        tok = ctx.parser.lexer.peek()
+        if word is not None:
+            return tok.kind == "bare" and tok.text == word
+        return tok.kind in kinds or (tok.kind == "punct" and tok.text in puncts)
+
+    return test
+
+
+def _starts_attribute(ctx: ParseContext) -> bool:
+    tok = ctx.parser.lexer.peek()
+    return tok.kind in ("int", "hexint", "float", "string", "at", "hash", "bang") or (
+        tok.kind == "punct" and tok.text in ("[", "{", "-")
+    ) or (tok.kind == "bare" and tok.text != "attributes")
 
 
 def _leading_elements(elements: tuple[Element, ...]) -> tuple[Element, Element | None]:
@@ -341,54 +462,6 @@ def _leading_elements(elements: tuple[Element, ...]) -> tuple[Element, Element |
     if not reading:
         raise ValueError("an optional group needs an element that reads input")
     return reading[0], (reading[1] if len(reading) > 1 else None)
-
-
-def _parse_seq(ctx: ParseContext, elements: tuple[Element, ...]) -> None:
-    i = 0
-    p = ctx.parser
-    while i < len(elements):
-        e = elements[i]
-        if isinstance(e, Lit):
-            text = e.text
-            if text in ("", " ", "\\n"):
-                pass
-            elif text == "=" and i + 2 < len(elements) and elements[i + 1] == Lit("") and elements[i + 2] == Lit(">"):
-                p.expect("=>")
-                i += 2
-            elif text[:1].isalpha() or text[:1] == "_":
-                p.expect_keyword(text)
-            else:
-                p.expect(text)
-        elif isinstance(e, Var):
-            _parse_var(ctx, e)
-        elif isinstance(e, TypeOf):
-            _parse_types(ctx, e.target)
-        elif isinstance(e, AttrDict):
-            if e.keyword:
-                if p.accept_keyword("attributes"):
-                    ctx.attr_dict.update(p.parse_attr_dict_body())
-            elif p.lexer.peek().is_punct("{"):
-                ctx.attr_dict.update(p.parse_attr_dict_body())
-        elif isinstance(e, Regions):
-            while p.lexer.peek().is_punct("{"):
-                spec = ctx.spec
-                index = len(ctx.regions)
-                rspec = spec.regions[index]
-                ctx.regions[rspec.name] = _parse_region(ctx, rspec.name)
-                if not p.accept(","):
-                    break
-        elif isinstance(e, Custom):
-            parse_fn, _ = DIRECTIVES[e.name]
-            parse_fn(ctx, e.args)
-        elif isinstance(e, Group):
-            if _starts_present(ctx, *_leading_elements(e.then)):
-                _parse_seq(ctx, e.then)
-                for x in e.then:
-                    if isinstance(x, Var) and x.anchor and x.kind == "attr" and x.name not in ctx.attrs:
-                        ctx.attrs[x.name] = UnitAttr()
-            else:
-                _parse_seq(ctx, e.otherwise)
-        i += 1
 
 
 def _parse_region(ctx: ParseContext, name: str) -> Region:
@@ -407,30 +480,42 @@ def _parse_region(ctx: ParseContext, name: str) -> Region:
     )
 
 
-def _parse_var(ctx: ParseContext, e: Var) -> None:
-    p = ctx.parser
+def _var_step(spec: OpSpec, e: Var) -> Step:
+    name = e.name
     if e.kind == "operand":
-        arity = ctx.arity(e.name)
+        arity = spec.operands[spec._operand_index[name]].arity
         if arity == "single":
-            ctx.operands[e.name] = [p.parse_operand()]
-        elif arity == "optional":
-            u = p.parse_optional_operand()
-            ctx.operands[e.name] = [u] if u is not None else []
-        else:
+            return lambda ctx: ctx.operands.__setitem__(name, [ctx.parser.parse_operand()])
+        if arity == "optional":
+            def optional(ctx: ParseContext) -> None:
+                u = ctx.parser.parse_optional_operand()
+                ctx.operands[name] = [u] if u is not None else []
+
+            return optional
+
+        def variadic(ctx: ParseContext) -> None:
+            p = ctx.parser
             uses = []
             while p.lexer.peek().kind == "percent":
                 uses.append(p.parse_operand())
                 if not p.accept(","):
                     break
-            ctx.operands[e.name] = uses
-    elif e.kind == "attr":
-        attr = ctx.spec._attr_index[e.name]
+            ctx.operands[name] = uses
+
+        return variadic
+    if e.kind == "attr":
+        attr = spec._attr_index[name]
         # A unit attribute anchoring an optional group is spelled by the group's keyword only.
-        ctx.attrs[e.name] = UnitAttr() if attr.style == "unit" else parse_attr_styled(p, attr)
-    elif e.kind == "region":
-        ctx.regions[e.name] = _parse_region(ctx, e.name)
-    else:
-        raise ValueError(f"cannot parse result variable ${e.name}")
+        if attr.style == "unit":
+            return lambda ctx: ctx.attrs.__setitem__(name, UnitAttr())
+        return lambda ctx: ctx.attrs.__setitem__(name, parse_attr_styled(ctx.parser, attr))
+    if e.kind == "region":
+        return lambda ctx: ctx.regions.__setitem__(name, _parse_region(ctx, name))
+
+    def result(ctx: ParseContext) -> None:
+        raise ValueError(f"cannot parse result variable ${name}")
+
+    return result
 
 
 def parse_attr_styled(p: Parser, attr: Attr) -> Attribute:

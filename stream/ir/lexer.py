@@ -102,6 +102,49 @@ class Lexer:
         self._peeked = None
         return tok
 
+    def take(self, kind: str, text: str) -> bool:
+        """Consume the next token if it is exactly (`kind`, `text`), else leave it peeked. The
+        parser's commonest question (a `,`, a `}`, a keyword): answered without building a
+        Token for what it consumes."""
+        tok = self._peeked
+        if tok is None:
+            m = _NEXT(self.text, self.pos)
+            if m is None:
+                tok = self.peek()  # the end of the input, or a lexing error
+            else:
+                found = m.lastgroup
+                assert found is not None  # every alternative is a named group
+                value = m.group(found)
+                self.pos = end = m.end()
+                if found == kind and value == text:
+                    return True
+                self._peeked = tok = Token(found, value, end - len(value), end)
+        if tok.kind == kind and tok.text == text:
+            self._peeked = None
+            return True
+        return False
+
+    def take_kind(self, kind: str) -> tuple[str, int] | None:
+        """Consume the next token if it is of `kind` and give its (text, offset), else leave it
+        peeked and give None."""
+        tok = self._peeked
+        if tok is None:
+            m = _NEXT(self.text, self.pos)
+            if m is None:
+                tok = self.peek()  # the end of the input, or a lexing error
+            else:
+                found = m.lastgroup
+                assert found is not None  # every alternative is a named group
+                value = m.group(found)
+                self.pos = end = m.end()
+                if found == kind:
+                    return value, end - len(value)
+                self._peeked = tok = Token(found, value, end - len(value), end)
+        if tok.kind == kind:
+            self._peeked = None
+            return tok.text, tok.pos
+        return None
+
     def reset(self, pos: int) -> None:
         """Rewind (or skip) to an absolute offset."""
         self.pos = pos

@@ -39,6 +39,7 @@ from stream.ir.types import (
     I1,
     I64,
     INDEX,
+    TIMEPOINT,
     FloatType,
     FunctionType,
     IntegerType,
@@ -47,7 +48,6 @@ from stream.ir.types import (
     OpaqueType,
     ResourceType,
     TensorType,
-    TimepointType,
     Type,
 )
 
@@ -60,6 +60,11 @@ _OPAQUE_BUILTIN_ATTRS = frozenset(
     {"affine_map", "affine_set", "dense_resource", "sparse", "strided", "distinct", "opaque", "loc"}
 )
 _LIFETIMES = {lt.value: lt for lt in Lifetime}
+# `<lifetime>` right after `!stream.resource` in one match (its usual spelling: types are a sixth
+# of a cmd-level module's tokens); any other spelling takes the token path and its diagnostics.
+# Types are immutable values, so every read of one lifetime shares one object.
+_LIFETIME_SUFFIX = re.compile(r"<(\*|\w+)>")
+_RESOURCE_TYPES = {text: ResourceType(lt) for text, lt in _LIFETIMES.items()}
 
 
 def int_literal(text: str) -> int:
@@ -105,32 +110,22 @@ class AttrParser:
             message += " (reached the end of the input: is a closing bracket missing?)"
         return self.lexer.error_at(tok.pos, message)
 
-    def expect(self, text: str, what: str = "") -> Token:
-        tok = self.lexer.next()
-        if tok.kind != "punct" or tok.text != text:
+    def expect(self, text: str, what: str = "") -> None:
+        if not self.lexer.take("punct", text):
+            tok = self.lexer.next()
             found = "end of input" if tok.kind == "eof" else f"'{tok.text}'"
             raise self.error(f"expected '{text}'{' ' + what if what else ''}, found {found}", tok)
-        return tok
 
     def accept(self, text: str) -> bool:
-        tok = self.lexer.peek()
-        if tok.kind == "punct" and tok.text == text:
-            self.lexer.next()
-            return True
-        return False
+        return self.lexer.take("punct", text)
 
     def accept_keyword(self, word: str) -> bool:
-        tok = self.lexer.peek()
-        if tok.kind == "bare" and tok.text == word:
-            self.lexer.next()
-            return True
-        return False
+        return self.lexer.take("bare", word)
 
-    def expect_keyword(self, word: str) -> Token:
-        tok = self.lexer.next()
-        if tok.kind != "bare" or tok.text != word:
+    def expect_keyword(self, word: str) -> None:
+        if not self.lexer.take("bare", word):
+            tok = self.lexer.next()
             raise self.error(f"expected '{word}', found '{tok.text or 'end of input'}'", tok)
-        return tok
 
     def _adjacent(self, ch: str) -> bool:
         """Is `ch` the very next character (no blank in between)?"""
@@ -185,6 +180,12 @@ class AttrParser:
     def _parse_bang_type(self, tok: Token) -> Type:
         name = tok.text[1:]
         if name == "stream.resource":
+            lexer = self.lexer
+            if lexer._peeked is None:
+                m = _LIFETIME_SUFFIX.match(lexer.text, lexer.pos)
+                if m is not None and m.group(1) in _RESOURCE_TYPES:
+                    lexer.pos = m.end()
+                    return _RESOURCE_TYPES[m.group(1)]
             if not self._adjacent("<"):
                 raise self.error("expected '<lifetime>' after !stream.resource")
             self.expect("<")
@@ -200,7 +201,7 @@ class AttrParser:
             self.expect(">")
             return ResourceType(_LIFETIMES[text])
         if name == "stream.timepoint":
-            return TimepointType()
+            return TIMEPOINT
         if "." not in name and not self._adjacent("<"):
             if name in self.type_aliases:
                 return self.type_aliases[name]

@@ -41,7 +41,9 @@ class UnknownSyntaxError(DiagnosticError):
         return UnknownSyntaxError(error.diagnostic, error.extra)
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen (a frozen dataclass is several times slower to build, and the parser makes one per
+# use); hashable by value all the same. Treated as immutable.
+@dataclass(slots=True, unsafe_hash=True)
 class UnresolvedOperand:
     """A `%name` use whose type is not known yet."""
 
@@ -151,7 +153,7 @@ class Parser(AttrParser):
             else:
                 value = Value(type_)
                 forward[operand.name] = (value, operand.pos)
-        if value.type != type_:
+        if value.type is not type_ and value.type != type_:
             raise self.lexer.error_at(
                 operand.pos, f"'%{operand.name}' has type {value.type}, but is used here as {type_}"
             )
@@ -159,10 +161,11 @@ class Parser(AttrParser):
 
     # -- value uses --------------------------------------------------------------------------
     def parse_operand(self) -> UnresolvedOperand:
-        tok = self.lexer.next()
-        if tok.kind != "percent":
+        found = self.lexer.take_kind("percent")
+        if found is None:
+            tok = self.lexer.next()
             raise self.error(f"expected an SSA value (%name), found '{tok.text or 'end of input'}'", tok)
-        return UnresolvedOperand(tok.text[1:], tok.pos)
+        return UnresolvedOperand(found[0][1:], found[1])
 
     def parse_optional_operand(self) -> UnresolvedOperand | None:
         return self.parse_operand() if self.lexer.peek().kind == "percent" else None
