@@ -10,7 +10,8 @@
   so devices and concurrent children really overlap. Small sections (by bytes touched) run inline
   on the queue's worker: concurrency is a permission, not an obligation, and handing a 1 KiB
   kernel to another thread costs more than running it.
-  While a task driver runs it lowers the interpreter's GIL switch interval (0.5 ms by default,
+  Worker and pool threads are kept between runs (`_Threads`) instead of being started and joined
+  by every driver. While a task driver runs it lowers the interpreter's GIL switch interval (0.5 ms by default,
   restored when the last running task driver shuts down): the host and the device workers hand
   work to each other thousands of times per run, and with CPython's default 5 ms every handoff
   can wait for a forced switch (measured in bench/bench_runtime.py: 3x slower on small kernels).
@@ -22,6 +23,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import queue as queue_mod
@@ -156,7 +158,7 @@ class TaskDriver(Scheduler):
         self._workers: dict[tuple[str, int], _QueueWorker] = {}
         self._pool_threads = pool_threads if pool_threads is not None else max(1, os.cpu_count() or 1)
         self._pool_queue: queue_mod.SimpleQueue[tuple[_Batch, WorkContext] | None] = queue_mod.SimpleQueue()
-        self._pool: list[threading.Thread] = []
+        self._pool: list[threading.Event] = []  # one per pool thread: set when it stopped
 
     # -- queues ------------------------------------------------------------------------------------
     def _enqueue(self, sub: Submission) -> None:
@@ -205,9 +207,7 @@ class TaskDriver(Scheduler):
             if self._pool:
                 return
             for k in range(self._pool_threads):
-                t = threading.Thread(target=self._pool_loop, args=(k,), name=f"streamproof-pool-{k}", daemon=True)
-                t.start()
-                self._pool.append(t)
+                self._pool.append(_Threads.run(functools.partial(self._pool_loop, k), f"streamproof-pool-{k}"))
 
     def _pool_loop(self, k: int) -> None:
         while True:
@@ -224,15 +224,55 @@ class TaskDriver(Scheduler):
         for w in workers:
             w.inbox.put(None)  # after everything already ready, which still runs
         for w in workers:
-            w.thread.join()
+            w.done.wait()
         for _ in self._pool:
             self._pool_queue.put(None)
-        for t in self._pool:
-            t.join()
+        for stopped in self._pool:
+            stopped.wait()
         self._pool.clear()
         if self._interval_held:
             self._interval_held = False
             _SwitchInterval.release()
+
+
+class _Threads:
+    """Threads kept between runs, as Dask's threaded scheduler keeps its pool: on a loaded machine
+    starting a thread waits for a scheduler time slice, milliseconds per driver. `run(fn)` runs
+    `fn` on an idle thread (or a new one) and returns an event set when `fn` has returned; the
+    thread then waits for the next `run`. Threads are daemons blocked in a C-level queue."""
+
+    _lock = threading.Lock()
+    _idle: list[queue_mod.SimpleQueue[tuple[Callable[[], None], str, threading.Event]]] = []
+    MAX_IDLE = 64
+
+    @classmethod
+    def run(cls, fn: Callable[[], None], name: str) -> threading.Event:
+        done = threading.Event()
+        with cls._lock:
+            inbox = cls._idle.pop() if cls._idle else None
+        if inbox is None:
+            inbox = queue_mod.SimpleQueue()
+            threading.Thread(target=cls._serve, args=(inbox,), name=name, daemon=True).start()
+        inbox.put((fn, name, done))
+        return done
+
+    @classmethod
+    def _serve(cls, inbox: queue_mod.SimpleQueue[tuple[Callable[[], None], str, threading.Event]]) -> None:
+        while True:
+            fn, name, done = inbox.get()
+            threading.current_thread().name = name
+            try:
+                fn()
+            except BaseException:
+                done.set()
+                raise  # a bug in the driver: this thread ends (threading.excepthook reports it)
+            with cls._lock:
+                keep = len(cls._idle) < cls.MAX_IDLE
+                if keep:
+                    cls._idle.append(inbox)
+            done.set()
+            if not keep:
+                return
 
 
 class _QueueWorker:
@@ -248,8 +288,7 @@ class _QueueWorker:
         self.inbox: queue_mod.SimpleQueue[Submission | None] = queue_mod.SimpleQueue()
         self.ready: deque[Submission] = deque()
         self.stopping = False
-        self.thread = threading.Thread(target=self._loop, name=f"streamproof-{key[0]}-q{key[1]}", daemon=True)
-        self.thread.start()
+        self.done = _Threads.run(self._loop, f"streamproof-{key[0]}-q{key[1]}")
 
     def _loop(self) -> None:
         d = self.driver

@@ -395,3 +395,23 @@ def test_concurrent_children_run_on_the_pool_and_overlap() -> None:
         wait(d, [(s, 1)])
     finally:
         d.shutdown()
+
+
+def test_drivers_reuse_their_threads() -> None:
+    """Queue workers and pool threads go back to an idle set when a driver shuts down and the
+    next driver takes them (as Dask's threaded scheduler keeps its pool): many runs, no leak."""
+    def one_run() -> None:
+        d = make_driver("chaos", seed=1, inline_bytes=0)
+        try:
+            s = d.create_semaphore(0, "s")
+            d.submit(sub("dev0", [], [(s, 1)], lambda ctx: ctx.run_concurrent([lambda c: None] * 3, ctx, 1 << 20)))
+            d.submit(sub("dev1", [(s, 1)], [(s, 2)]))
+            wait(d, [(s, 2)])
+        finally:
+            d.shutdown()
+
+    one_run()
+    before = threading.active_count()
+    for _ in range(20):
+        one_run()
+    assert threading.active_count() <= before
