@@ -251,23 +251,42 @@ def overhead(args: argparse.Namespace) -> None:
     region = ir.parse_module(region_program(dag), "dag_region.mlir")
     submits = ir.parse_module(submits_program(dag), "dag_submits.mlir")
 
-    t_np, want = median_time(lambda: run_numpy(dag, x), args.repeats)
-    t_dask, got_dask = median_time(lambda: run_dask(dag, x), args.repeats)
-    rows = [("numpy, sequential", t_np, want), ("dask threaded", t_dask, got_dask)]
-    for label, module, driver in (("runtime task, one region", region, "task"), ("runtime task, one submit per node", submits, "task"),
-                                  ("runtime sync, one region", region, "sync")):
-        t, res = median_time(lambda m=module, d=driver: run_module(m, [x], driver=d).results[0], args.repeats)  # type: ignore[misc]
-        rows.append((label, t, res))
+    executors: list[tuple[str, Callable[[], object]]] = [
+        ("numpy, sequential", lambda: run_numpy(dag, x)),
+        ("dask threaded", lambda: run_dask(dag, x)),
+        ("runtime task, one region", lambda: run_module(region, [x], driver="task").results[0]),
+        ("runtime task, one submit per node", lambda: run_module(submits, [x], driver="task").results[0]),
+        ("runtime sync, one region", lambda: run_module(region, [x], driver="sync").results[0]),
+    ]
+    for _, fn in executors:  # warm up: kernel templates, Dask's imports
+        fn()
+    # Round-robin over the executors, so that a change in the machine's load hits them alike.
+    walls: dict[str, list[float]] = {label: [] for label, _ in executors}
+    cpus: dict[str, list[float]] = {label: [] for label, _ in executors}
+    results: dict[str, object] = {}
+    for _ in range(args.repeats):
+        for label, fn in executors:
+            w, c = time.perf_counter(), time.process_time()
+            results[label] = fn()
+            walls[label].append(time.perf_counter() - w)
+            cpus[label].append(time.process_time() - c)
+    wall = {k: statistics.median(v) for k, v in walls.items()}
+    cpu = {k: statistics.median(v) for k, v in cpus.items()}
+    want = results["numpy, sequential"]
     n = args.nodes
-    print(f"\n## {n}-node DAG of tiny kernels ({VEC} floats each), median of {args.repeats}\n")
-    print("| executor | total ms | us per node | overhead us per node (vs numpy) |")
-    print("|---|---:|---:|---:|")
-    for label, t, res in rows:
-        assert np.allclose(res, want, equal_nan=True), f"{label} computed a different result"  # type: ignore[arg-type]
-        print(f"| {label} | {1e3 * t:.1f} | {1e6 * t / n:.1f} | {1e6 * (t - t_np) / n:.1f} |")
-    dask_over = (t_dask - t_np) / n
-    for label, t, _ in rows[2:4]:
-        print(f"\n{label}: overhead {1e6 * (t - t_np) / n:.1f} us/node; Dask's is {dask_over / max((t - t_np) / n, 1e-9):.1f}x larger")
+    print(f"\n## {n}-node DAG of tiny kernels ({VEC} floats each), median of {args.repeats} (round-robin)\n")
+    print("| executor | wall ms | overhead us per node (wall) | CPU ms (all threads) | overhead us per node (CPU) |")
+    print("|---|---:|---:|---:|---:|")
+    base_w, base_c = wall["numpy, sequential"], cpu["numpy, sequential"]
+    for label, _ in executors:
+        assert np.allclose(results[label], want, equal_nan=True), f"{label} computed a different result"  # type: ignore[arg-type]
+        print(f"| {label} | {1e3 * wall[label]:.1f} | {1e6 * (wall[label] - base_w) / n:.1f} | {1e3 * cpu[label]:.1f} | "
+              f"{1e6 * (cpu[label] - base_c) / n:.1f} |")
+    dask_w, dask_c = wall["dask threaded"] - base_w, cpu["dask threaded"] - base_c
+    for label in ("runtime task, one region", "runtime task, one submit per node"):
+        ow, oc = wall[label] - base_w, cpu[label] - base_c
+        print(f"\n{label}: overhead {1e6 * ow / n:.1f} us/node wall ({1e6 * oc / n:.1f} CPU); "
+              f"Dask's is {dask_w / max(ow, 1e-9):.1f}x larger wall ({dask_c / max(oc, 1e-9):.1f}x CPU)")
     print(f"\n({before} before, {load()} after)")
 
 
@@ -276,11 +295,23 @@ def parallel(args: argparse.Namespace) -> None:
     mm = ir.parse_module(matmul_program(args.matmul, args.matmuls), "matmuls.mlir")
     rng = np.random.default_rng(1)
     mats = [rng.standard_normal((args.matmul, args.matmul)).astype(np.float32) for _ in range(2 * args.matmuls)]
-    t_seq, first = median_time(lambda: [mats[2 * k] @ mats[2 * k + 1] for k in range(args.matmuls)][0], args.repeats)
-    t_task, got = median_time(lambda: run_module(mm, mats, driver="task").results[0], args.repeats)
+    def sequential() -> object:
+        return [mats[2 * k] @ mats[2 * k + 1] for k in range(args.matmuls)][0]
+
+    def on_devices() -> object:
+        return run_module(mm, mats, driver="task").results[0]
+
+    sequential(), on_devices()  # warm up
+    seq_times, task_times = [], []
+    for _ in range(args.repeats):  # alternating, so that a change in load hits both alike
+        t_one, first = median_time(sequential, 1)
+        t_two, got = median_time(on_devices, 1)
+        seq_times.append(t_one)
+        task_times.append(t_two)
+    t_seq, t_task = statistics.median(seq_times), statistics.median(task_times)
     assert np.allclose(got, first, rtol=1e-4, atol=1e-3)  # type: ignore[arg-type]
     print(f"\n## {args.matmuls} independent {args.matmul}x{args.matmul} f32 matmuls on 2 devices "
-          f"(BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}), median of {args.repeats}\n")
+          f"(BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}), median of {args.repeats} (alternating)\n")
     print("| executor | total ms | speed-up |")
     print("|---|---:|---:|")
     print(f"| numpy, sequential | {1e3 * t_seq:.1f} | 1.00x |")
