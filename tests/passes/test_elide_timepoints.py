@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from timeline_check import WAITING_OPS, HappensBefore, awaits
+from timeline_check import WAITING_OPS, HappensBefore, check_no_redundant_wait
 from verifier_faults import accepted, rejection
 
 import stream.ir as ir
@@ -52,29 +52,6 @@ def check_same_order(before: ir.Module, after: ir.Module) -> None:
                 expected = hb0.finished_before_start(t0, op0)
                 got = hb1.finished_before_start(t1, op1)
                 assert expected == got, f"@{f_after.name}: {op0.name} at {op0.location} {'lost' if expected else 'gained'} a wait on {producer.name} at {producer.location}"
-
-
-def _flatten(block: Block, t: Value) -> list[Value]:
-    joins = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
-    if t in joins:
-        return [v for x in joins[t].operands for v in _flatten(block, x)]
-    return [t]
-
-
-def check_no_redundant_wait(module: ir.Module) -> None:
-    """No op waits for a timepoint another of its waits (or an earlier host await) implies."""
-    for f in functions(module):
-        hb = HappensBefore(f.body)
-        for op in f.body.ops:
-            if op.name not in WAITING_OPS and op.name != "stream.timepoint.await":
-                continue
-            candidates = [v for w in awaits(op) for v in _flatten(f.body, w)]
-            for i, c in enumerate(candidates):
-                for j, other in enumerate(candidates):
-                    assert i == j or not hb.reached_before(c, other), f"@{f.name}: {op.name} at {op.location} waits for a covered timepoint"
-                host = [w for p, w in hb.host_waits if p < hb.position[op]]
-                assert not any(hb.reached_before(c, w) for w in host) or op.properties.get("sync") is not None, \
-                    f"@{f.name}: {op.name} at {op.location} waits for what the host already awaited"
 
 
 @pytest.mark.parametrize("index", range(len(golden_chunks())))

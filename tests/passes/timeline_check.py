@@ -9,8 +9,9 @@ obviously right, so it can check the passes' own coverage analysis.
 
 from __future__ import annotations
 
-from stream.ir.core import Block, Op, Value
+from stream.ir.core import Block, Module, Op, Value
 from stream.ir.spec import spec_of
+from stream.ir.walk import functions
 
 WAITING_OPS = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"}
 
@@ -78,3 +79,26 @@ class HappensBefore:
         if any(self.reached_before(a, w) for w in awaits(op)):
             return True
         return any(i < self.position[op] and self.reached_before(a, w) for i, w in self.host_waits)
+
+
+def _flatten(block: Block, t: Value) -> list[Value]:
+    joins = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
+    if t in joins:
+        return [v for x in joins[t].operands for v in _flatten(block, x)]
+    return [t]
+
+
+def check_no_redundant_wait(module: Module) -> None:
+    """No op waits for a timepoint another of its waits (or an earlier host await) implies."""
+    for f in functions(module):
+        hb = HappensBefore(f.body)
+        for op in f.body.ops:
+            if op.name not in WAITING_OPS and op.name != "stream.timepoint.await":
+                continue
+            candidates = [v for w in awaits(op) for v in _flatten(f.body, w)]
+            for i, c in enumerate(candidates):
+                for j, other in enumerate(candidates):
+                    assert i == j or not hb.reached_before(c, other), f"@{f.name}: {op.name} at {op.location} waits for a covered timepoint"
+                host = [w for p, w in hb.host_waits if p < hb.position[op]]
+                assert not any(hb.reached_before(c, w) for w in host) or op.properties.get("sync") is not None, \
+                    f"@{f.name}: {op.name} at {op.location} waits for what the host already awaited"
