@@ -118,6 +118,32 @@ def test_copy_on_write_that_never_copies(monkeypatch: pytest.MonkeyPatch) -> Non
     assert classes(error) == {"RACE_WRITE_AFTER_READ"}
 
 
+ON_DEV1 = """
+func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = flow.dispatch @relu(%x) {stream.affinity = #hal.device.affinity<@dev1>} : (tensor<8xf32>) -> tensor<8xf32>
+  %b = flow.dispatch @tanh(%a) {stream.affinity = #hal.device.affinity<@dev1>} : (tensor<8xf32>) -> %a
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}
+"""
+
+
+def test_copy_on_write_that_copies_on_the_wrong_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Broken: the protective clone of %a (which lives on @dev1 and is written in place there)
+    # runs on @dev0, reading @dev1 memory without a transfer.
+    from stream.ir.attributes import AffinityAttr
+
+    run_pipeline(ir.parse_module(ON_DEV1, "ok.mlir"), parse_pipeline(PIPELINE), verify="each")
+
+    def clone_on_dev0(self, op, value, size):  # type: ignore[no-untyped-def]
+        clone = self.b.create("stream.async.clone", {"source": value, "source_size": size, "result_size": size},
+                              {"result": value.type}, {"affinity": AffinityAttr("dev0")}, location=op.location)
+        self.roots[clone.results[0]] = cow.Root.FRESH
+        return clone.results[0]
+
+    monkeypatch.setattr(cow._Materializer, "_clone", clone_on_dev0)
+    error = rejected(ON_DEV1)
+    assert error.pass_name == "materialize-copy-on-write"
+    assert classes(error) == {"AFFINITY_MISMATCH"}
 
 
 def test_elide_async_copies_that_drops_a_needed_clone(monkeypatch: pytest.MonkeyPatch) -> None:
