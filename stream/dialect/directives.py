@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 ACCESS_BITS = {"ro": 1, "wo": 2, "rw": 3}
 ACCESS_NAMES = {v: k for k, v in ACCESS_BITS.items()}
+_ACCESS_ATTRS = {name: IntegerAttr(bits, I32) for name, bits in ACCESS_BITS.items()}  # shared: attributes are values
 
 
 # -- shared pieces -------------------------------------------------------------------------------
@@ -595,8 +596,10 @@ class DispatchResources:
         offs: list[UnresolvedOperand] = []
         lens: list[UnresolvedOperand] = []
         modes: list[Attribute] = []
-        while p.lexer.peek().kind == "bare" and p.lexer.peek().text in ACCESS_BITS:
-            modes.append(IntegerAttr(ACCESS_BITS[p.lexer.next().text], I32))
+        lexer = p.lexer
+        while (tok := lexer.peek()).kind == "bare" and tok.text in ACCESS_BITS:
+            lexer.next()
+            modes.append(_ACCESS_ATTRS[tok.text])
             uses.append(p.parse_operand())
             p.expect("[")
             offs.append(p.parse_operand())

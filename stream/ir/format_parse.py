@@ -315,7 +315,8 @@ def finish(ctx: ParseContext) -> None:
                 if o.type is None and uses:
                     raise ctx.parser.lexer.error_at(uses[0].pos, f"the type of '%{uses[0].name}' is not given")
                 types = [o.type] * len(uses)  # type: ignore[list-item]
-            values = ctx.parser.resolve_all(uses, types, what=f"'{o.name}' operands")
+            # (Half the groups of a typical op are empty: no message to format for them.)
+            values = ctx.parser.resolve_all(uses, types, what=f"'{o.name}' operands") if uses or types else []
         state.operands.extend(values)
         sizes.append(len(values))
     result_sizes: list[int] = []

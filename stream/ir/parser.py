@@ -120,9 +120,9 @@ class Parser(AttrParser):
         forward = self._isolated_frame().forward
         assert forward is not None
         pending = forward.pop(name, None)
-        hint = None if is_auto_name(name.split("#", 1)[0]) else name.split("#", 1)[0]
-        if "#" in name and not name.endswith("#0"):
-            hint = None  # only the first value of a result group carries the group's name
+        base, group, index = name.partition("#")
+        # Only the first value of a result group carries the group's name.
+        hint = None if (group and index != "0") or is_auto_name(base) else base
         if pending is not None:
             value, use_pos = pending
             if value.type != type_:

@@ -122,6 +122,9 @@ class OpSpec:
         # that they all have the same length (IREE's stream.yield).
         self.segmented = len(variable) > 1 and "same_variadic_size" not in self.traits
         self.result_segmented = len([r for r in self.results if r.arity != "single"]) > 1
+        # Groups of exactly one value, counted once (group sizes are asked for all the time).
+        self._operand_singles = sum(1 for o in self.operands if o.arity == "single")
+        self._result_singles = sum(1 for r in self.results if r.arity == "single")
         names = {a.name for a in self.attrs}
         if self.segmented:
             names.add("operandSegmentSizes")
@@ -167,10 +170,12 @@ class OpSpec:
     # -- segments ---------------------------------------------------------------------------
     def operand_sizes(self, op: Op) -> list[int]:
         """Number of values in each operand group of `op`."""
-        return _group_sizes(self.operands, len(op.operands), op.properties.get("operandSegmentSizes"), self.segmented)
+        segments = op.properties.get("operandSegmentSizes") if self.segmented else None
+        return _group_sizes(self.operands, len(op.operands), segments, self.segmented, self._operand_singles)
 
     def result_sizes(self, op: Op) -> list[int]:
-        return _group_sizes(self.results, len(op.results), op.properties.get("resultSegmentSizes"), self.result_segmented)
+        segments = op.properties.get("resultSegmentSizes") if self.result_segmented else None
+        return _group_sizes(self.results, len(op.results), segments, self.result_segmented, self._result_singles)
 
     def operand_group(self, op: Op, name: str) -> tuple[Value, ...]:
         index = self._operand_index[name]
@@ -302,13 +307,16 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
     return (x,)
 
 
-def _group_sizes(groups: tuple[Any, ...], total: int, segments: Attribute | None, segmented: bool) -> list[int]:
+def _group_sizes(groups: tuple[Any, ...], total: int, segments: Attribute | None, segmented: bool, fixed: int) -> list[int]:
+    """Values per group: from the segment sizes, else one per single group and an equal share of
+    the rest per variable-length group (`fixed` counts the single groups)."""
     if segmented:
         if isinstance(segments, DenseArrayAttr) and len(segments.values) == len(groups):
-            return [int(v) for v in segments.values]
+            return list(map(int, segments.values))
         raise SegmentError(f"missing or malformed segment sizes ({len(groups)} groups expected)")
-    fixed = sum(1 for g in groups if g.arity == "single")
     variable = len(groups) - fixed
+    if not variable:
+        return [1] * fixed
     rest = max(total - fixed, 0)
     share = rest // variable if variable else 0
     return [1 if g.arity == "single" else share for g in groups]
