@@ -110,3 +110,122 @@ util.func public @allocaAwaits(%arg0: !stream.resource<external>) -> !stream.res
   %o = stream.timepoint.await %d1 => %arg0 : !stream.resource<external>{%c64}
   util.return %o : !stream.resource<external>
 }
+
+// -----
+
+// A timepoint from outside covers only itself; a region that awaited it covers it.
+// CHECK-LABEL: @opaqueArgument
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%tp)
+// CHECK-NOT: stream.timepoint.join max(%tp
+// CHECK: %[[E1:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]])
+// CHECK: %[[J1:.+]] = stream.timepoint.join max(%other, %[[E1]])
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[J1]])
+util.func public @opaqueArgument(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>, %tp: !stream.timepoint, %other: !stream.timepoint) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%tp) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j0 = stream.timepoint.join max(%tp, %e0) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j0) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j1 = stream.timepoint.join max(%other, %e1) => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j1) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@h {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// Duplicates and immediates go, also inside nested joins; a join of immediates only is no wait at all.
+// CHECK-LABEL: @duplicatesAndImmediates
+// CHECK-NOT: stream.timepoint.immediate
+// CHECK-NOT: stream.timepoint.join
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[E0]]) => with(
+util.func public @duplicatesAndImmediates(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %i = stream.timepoint.immediate => !stream.timepoint
+  %ii = stream.timepoint.join max(%i, %i) => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%ii) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j = stream.timepoint.join max(%e0, %i, %e0, %ii) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j) => with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e1 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// A host await of a join covers each of its inputs for everything issued afterwards.
+// CHECK-LABEL: @hostAwaitOfJoin
+// CHECK: %[[J:.+]] = stream.timepoint.join max(
+// CHECK: %[[H:.+]]:2 = stream.timepoint.await %[[J]]
+// CHECK-NEXT: stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%[[H]]#0
+util.func public @hostAwaitOfJoin(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> (!stream.resource<external>, !stream.resource<external>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev1>) with(%arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      rw %b[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j = stream.timepoint.join max(%e0, %e1) => !stream.timepoint
+  %h:2 = stream.timepoint.await %j => %arg0, %arg1 : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%e1) => with(%h#0 as %a: !stream.resource<external>{%c64}, %h#1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.copy %b[%c0], %a[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e2 => %h#0 : !stream.resource<external>{%c64}
+  util.return %o, %h#1 : !stream.resource<external>, !stream.resource<external>
+}
+
+// -----
+
+// Waits that do not cover each other all stay: two independent devices' regions joined for a third.
+// CHECK-LABEL: @incomparableWaitsStay
+// CHECK: %[[E0:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev0>)
+// CHECK: %[[E1:[^ ]+]] = stream.cmd.execute on(#hal.device.affinity<@dev1>)
+// CHECK: %[[J:.+]] = stream.timepoint.join max(%[[E0]], %[[E1]])
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%[[J]])
+util.func public @incomparableWaitsStay(%arg0: !stream.resource<external>, %arg1: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%arg0 as %a: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@f {
+      rw %a[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev1>) with(%arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.dispatch @ex::@g {
+      rw %b[%c0 for %c64] : !stream.resource<external>{%c64}
+    }
+  } => !stream.timepoint
+  %j = stream.timepoint.join max(%e0, %e1) => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j) => with(%arg0 as %a: !stream.resource<external>{%c64}, %arg1 as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.copy %b[%c0], %a[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %o = stream.timepoint.await %e2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}

@@ -197,3 +197,77 @@ util.func public @chainThroughSubview(%arg0: !stream.resource<external>) -> !str
   %o = stream.timepoint.await %d2 => %arg0 : !stream.resource<external>{%c64}
   util.return %o : !stream.resource<external>
 }
+
+// -----
+
+// Dynamic sizes match only as the same SSA value: a free of %n bytes is reused for %n bytes, a free of %m bytes is not reused for %k.
+// CHECK-LABEL: @sameSizeValue
+// CHECK: %[[RN:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%n}
+// CHECK: %[[RM:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%m}
+// CHECK-NOT: stream.resource.dealloca {{.+}} => %[[RN]]
+// CHECK: stream.resource.dealloca {{.+}} => %[[RM]] : !stream.resource<transient>{%m}
+// CHECK: %[[RK:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%{{.+}}) => !stream.resource<transient>{%k}
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%{{.+}}) => with(%[[RN]] as %{{[^:]+}}: !stream.resource<transient>{%n}, %[[RK]] as
+// CHECK: stream.resource.dealloca {{.+}} => %[[RN]] : !stream.resource<transient>{%n}
+// CHECK: stream.resource.dealloca {{.+}} => %[[RK]] : !stream.resource<transient>{%k}
+util.func public @sameSizeValue(%n: index, %m: index, %k: index) {
+  %c0 = arith.constant 0 : index
+  %c1_i32 = arith.constant 1 : i32
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%n} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%m} => !stream.timepoint
+  %j0 = stream.timepoint.join max(%t0, %t1) => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j0) => with(%r0 as %x: !stream.resource<transient>{%n}, %r1 as %y: !stream.resource<transient>{%m}) {
+    stream.cmd.fill %c1_i32, %x[%c0 for %n] : i32 -> !stream.resource<transient>{%n}
+    stream.cmd.fill %c1_i32, %y[%c0 for %m] : i32 -> !stream.resource<transient>{%m}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%n} => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r1 : !stream.resource<transient>{%m} => !stream.timepoint
+  %j1 = stream.timepoint.join max(%d0, %d1) => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%j1) => !stream.resource<transient>{%n} => !stream.timepoint
+  %r3, %t3 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%j1) => !stream.resource<transient>{%k} => !stream.timepoint
+  %j2 = stream.timepoint.join max(%t2, %t3) => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j2) => with(%r2 as %x: !stream.resource<transient>{%n}, %r3 as %y: !stream.resource<transient>{%k}) {
+    stream.cmd.fill %c1_i32, %x[%c0 for %n] : i32 -> !stream.resource<transient>{%n}
+    stream.cmd.fill %c1_i32, %y[%c0 for %k] : i32 -> !stream.resource<transient>{%k}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r2 : !stream.resource<transient>{%n} => !stream.timepoint
+  %d3 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r3 : !stream.resource<transient>{%k} => !stream.timepoint
+  %j3 = stream.timepoint.join max(%d2, %d3) => !stream.timepoint
+  util.return
+}
+
+// -----
+
+// Of two larger freed buffers the allocation awaits, it takes the smaller one (through a subview); the other is freed.
+// CHECK-LABEL: @smallestLargerFit
+// CHECK: %[[BIG:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c256}
+// CHECK: %[[MID:[^,]+]], %{{.+}} = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128}
+// CHECK: stream.resource.dealloca {{.+}} => %[[BIG]] : !stream.resource<transient>{%c256}
+// CHECK-NOT: stream.resource.alloca
+// CHECK: %[[VIEW:.+]] = stream.resource.subview %[[MID]][%{{.+}}] : !stream.resource<transient>{%c128} -> !stream.resource<transient>{%c64}
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%{{.+}}) => with(%[[VIEW]] as
+// CHECK: stream.resource.dealloca {{.+}} => %[[MID]] : !stream.resource<transient>{%c128}
+util.func public @smallestLargerFit() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %c1_i32 = arith.constant 1 : i32
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c256} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c128} => !stream.timepoint
+  %j0 = stream.timepoint.join max(%t0, %t1) => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j0) => with(%r0 as %x: !stream.resource<transient>{%c256}, %r1 as %y: !stream.resource<transient>{%c128}) {
+    stream.cmd.fill %c1_i32, %x[%c0 for %c256] : i32 -> !stream.resource<transient>{%c256}
+    stream.cmd.fill %c1_i32, %y[%c0 for %c128] : i32 -> !stream.resource<transient>{%c128}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c256} => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r1 : !stream.resource<transient>{%c128} => !stream.timepoint
+  %j1 = stream.timepoint.join max(%d0, %d1) => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%j1) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t2) => with(%r2 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.fill %c1_i32, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  util.return
+}
