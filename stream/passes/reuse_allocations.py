@@ -239,7 +239,7 @@ def _apply(block: Block, reuses: list[Reuse]) -> Block:
             new = new.replace(operands=inputs) if len(inputs) != len(new.operands) else new
         if new.name == "stream.resource.dealloca" and view(new).operand in subviews:
             # Free the whole storage, not the subview the allocation now is.
-            base = subviews[view(new).operand]
-            new = new.replace(operands=(resolve(base.storage), base.storage_size, *new.operands[2:]))
+            freed = subviews[view(new).operand]
+            new = new.replace(operands=(resolve(freed.storage), freed.storage_size, *new.operands[2:]))
         ops.append(new)
     return Block(block.arguments, tuple(ops))

@@ -16,7 +16,8 @@ through ties, subviews and waves; `stream.analysis.storage_aliases`):
   one that escapes as a `constant` result *is* the upload;
 * every other tree is region-local: one slice of a single transient slab per region, with the
   inclusive liveness interval of its tree (`stream.analysis.liveness`). When all slice sizes
-  are constants the slab is laid out here (greedy best fit, 64-byte aligned offsets,
+  are constants the slab is laid out here (greedy best fit, offsets aligned to the `alignment`
+  option, 64 bytes by default: `schedule-allocation{alignment=16}`;
   `stream.analysis.slab_layout`) and the offsets are plain constants; otherwise a
   `stream.resource.pack` keeps the intervals and sizes and yields symbolic offsets that the
   runtime resolves (the verifier treats them as unknowns constrained by the pack's contract).
@@ -53,21 +54,34 @@ from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import Storage, build, convert_op
 from stream.passes.block_builder import BlockBuilder, check_straight_line
-from stream.passes.pass_manager import register_pass
+from stream.passes.pass_manager import PipelineError, register_pass
 
-__all__ = ["schedule_allocation"]
+__all__ = ["schedule_allocation", "ScheduleAllocationOptions"]
 
 _TRANSIENT = ResourceType(Lifetime.TRANSIENT)
 _CONSTANT = ResourceType(Lifetime.CONSTANT)
 
 
-@register_pass("schedule-allocation", produces="cmd")
-def schedule_allocation(module: Module) -> Module:
+@dataclass(frozen=True, slots=True)
+class ScheduleAllocationOptions:
+    """`alignment`: the byte alignment of every slice offset in a region's slab (and of the slab
+    size), a power of two; IREE's default minimum offset alignment is 64."""
+
+    alignment: int = DEFAULT_ALIGNMENT
+
+    def __post_init__(self) -> None:
+        if self.alignment <= 0 or self.alignment & (self.alignment - 1):
+            raise PipelineError(f"option 'alignment' of 'schedule-allocation' must be a power of two, not {self.alignment}")
+
+
+@register_pass("schedule-allocation", options=ScheduleAllocationOptions, produces="cmd")
+def schedule_allocation(module: Module, options: ScheduleAllocationOptions | None = None) -> Module:
     """Allocate storage for every execution region and lower async ops to cmd ops."""
+    alignment = (options or ScheduleAllocationOptions()).alignment
     out = module
     for f in functions(module):
         if _has_async(f):
-            out = replace_function(out, _allocate_function(f))
+            out = replace_function(out, _allocate_function(f, alignment))
     return out
 
 
@@ -89,6 +103,7 @@ class _Host:
     """The function being rebuilt and its host-level uploads not yet awaited."""
 
     b: BlockBuilder
+    alignment: int = DEFAULT_ALIGNMENT
     pending: dict[Value, _Pending] = field(default_factory=dict)
 
     def settle(self, op: Op) -> None:
@@ -107,9 +122,9 @@ class _Host:
             self.b.bind(v, awaited.results[0])
 
 
-def _allocate_function(f: Function) -> Function:
+def _allocate_function(f: Function, alignment: int = DEFAULT_ALIGNMENT) -> Function:
     check_straight_line(f, "schedule-allocation")
-    host = _Host(BlockBuilder(location=f.op.location))
+    host = _Host(BlockBuilder(location=f.op.location), alignment)
     for op in f.body.ops:
         rule = _HOST_RULES.get(op.name)
         if rule is not None:
@@ -381,7 +396,7 @@ class _RegionAllocation:
         offsets: list[Value]
         if all(c is not None for c in constant_sizes):
             slices = [Slice(c or 0, s, e) for c, (s, e) in zip(constant_sizes, spans)]
-            placed, total_bytes = layout_slices(slices, DEFAULT_ALIGNMENT)
+            placed, total_bytes = layout_slices(slices, self.host.alignment)
             offsets = [self.b.index(o) for o in placed]
             total = self.b.index(total_bytes)
         else:

@@ -37,7 +37,7 @@ from stream.passes.pass_manager import register_pass
 __all__ = ["ScheduleConcurrencyOptions", "schedule_concurrency", "schedule_region"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScheduleConcurrencyOptions:
     favor: str = field(default="min-peak-memory", metadata={"choices": FAVOR_CHOICES})
 
