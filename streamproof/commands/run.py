@@ -20,6 +20,8 @@ kernels: dispatch symbols are numpy kernels (matmul, add, relu, softmax, ...; --
 passed with --kernels registers more with @streamproof.kernel, e.g. for IREE's dispatch symbols:
   @streamproof.kernel("diamond_dispatch_0_matmul_64x64x64_f32", bindings=["tensor<64x64xf32>"] * 3)
   def mm_relu(a, b, out): out[...] = np.maximum(a @ b, 0)
+or, to check a schedule for races and deadlocks without writing real kernels, take each binding
+as its raw bytes: @streamproof.kernel("diamond_dispatch_0_matmul_64x64x64_f32", bindings="bytes").
 
 exit codes: 0 ok; 1 the program failed (a kernel raised, a deadlock, a memory fault), a result
 differs from the reference (--check), a race was found (--check-races), or a pass failed its

@@ -189,3 +189,26 @@ def test_help_shows_examples(capsys: pytest.CaptureFixture[str]) -> None:
 def test_list_kernels(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "-", "--list-kernels")
     assert code == 0 and "softmax" in out and "layernorm" in out
+
+
+def test_byte_stand_in_kernels_check_an_iree_schedule(tmp_path: Path) -> None:
+    """Without real kernels: stand-ins that take raw bytes (bindings="bytes") are enough for
+    --check-races on an IREE stage (no finding on the diamond; the borrowed write of kv_update).
+    In a subprocess: the stand-ins would shadow the real kernels of later tests in this one."""
+    stand_ins = tmp_path / "bytes.py"
+    stand_ins.write_text(
+        "import re\nfrom pathlib import Path\nimport streamproof\n\n"
+        "def touch(*arrays):\n    for a in arrays:\n        if a.flags.writeable:\n            a[...] = 1\n\n"
+        f"for path in ({str(DATA / 'b_diamond' / '10_elide_timepoints.mlir')!r}, {str(DATA / 'd_inplace' / '10_elide_timepoints.mlir')!r}):\n"
+        "    for sym in set(re.findall(r'stream.cmd.dispatch @(\\w+)::@(\\w+)', Path(path).read_text())):\n"
+        "        streamproof.kernel('::'.join(sym), bindings='bytes')(touch)\n")
+
+    def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "streamproof", "run", *argv, "--kernels", str(stand_ins), "--check-races"],
+                              capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT_DIR)), timeout=120)
+
+    diamond = cli(str(DATA / "b_diamond" / "10_elide_timepoints.mlir"), "--driver", "chaos", "--seed", "2")
+    assert diamond.returncode == 0, diamond.stderr
+    assert diamond.stdout.startswith("EXEC @diamond") and "finding" not in diamond.stderr
+    kv = cli(str(DATA / "d_inplace" / "10_elide_timepoints.mlir"), "--function", "kv_update")
+    assert kv.returncode == 1 and "BORROWED_INPUT_MUTATED on argument 0" in kv.stderr
