@@ -48,14 +48,17 @@ def refinement_checker() -> Checker | None:
     return check_refinement  # type: ignore[no-any-return]
 
 
-def refinement_findings(before: Module, after: Module, function: str | None = None) -> tuple[list[Violation], list[Unknown]] | None:
+def refinement_findings(
+    before: Module, after: Module, function: str | None = None, skip_unchanged: bool = False
+) -> tuple[list[Violation], list[Unknown]] | None:
     """VALUE_MISMATCH violations and undecided cases of `after` against `before` (None when the
-    refinement checker is not available)."""
+    refinement checker is not available). `skip_unchanged`: functions a pass left alone are
+    taken as refining themselves (see `check_refinement`)."""
     checker = refinement_checker()
     if checker is None:
         return None
     try:
-        report = checker(before, after, function)
+        report = checker(before, after, function, skip_unchanged=skip_unchanged)
     except DiagnosticError as e:
         return [], [Unknown(function or "*", "VALUE_MISMATCH", e.diagnostic.location, f"refinement cannot check this input: {e.diagnostic.message}")]
     violations = []
@@ -93,7 +96,7 @@ def make_hook(
             raise PassVerificationError(pass_name, report, f"{text}\n  introduced by: {pass_name} (the output is malformed)")
         report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump)
         if refinement:
-            found = refinement_findings(before, after)
+            found = refinement_findings(before, after, skip_unchanged=True)
             if found is not None:
                 report.violations.extend(found[0])
                 report.unknowns.extend(found[1])
@@ -108,7 +111,10 @@ def make_hook(
         from_input = any(function_level(f.op) == "input" for f in functions(before))
         failing: list[Violation] = []
         for v in report.violations:
-            if v.key() in keys or (v.cls in ALLOCATION_CLASSES and v.alloc_key() in alloc_keys):
+            # Copy-on-write establishes the tie rules: what they found in its input was not
+            # binding there, so it cannot excuse the same finding in its output.
+            excusable = not (v.rule == "A2" and pass_name == COW_PASS)
+            if excusable and (v.key() in keys or (v.cls in ALLOCATION_CLASSES and v.alloc_key() in alloc_keys)):
                 v.pre_existing = True
             elif v.severity == "error" and deferred and v.rule == "A2":
                 v.notes.append(f"not yet binding: {COW_PASS} establishes the in-place rules later in the pipeline")

@@ -141,9 +141,11 @@ def races(model: FunctionModel, full: bool, members: dict[Op, list[list[Access]]
             if sx is not None and sy is not None and sx[0] is sy[0] and sx[1] != sy[1] and not sx[2][sy[1]]:
                 continue
             cls, a, b, roles = race_class(x, y)
-            # At the async level, one op touching two versions of one storage means a tie
-            # ended a version that the op still uses: a broken tie (rule A2), not a schedule.
-            rule = "A2" if not cmd and x.view.version != y.view.version else ""
+            # At the async level an op conflicting with itself is a broken tie (rule A2), not a
+            # schedule: it touches two versions of one storage (a tie ended a version the op
+            # still uses), or it writes in place a value it also reads through another operand
+            # (the in-place write must come after every other use of the value).
+            rule = "A2" if not cmd and (x.view.version != y.view.version or x.tie or y.tie) else ""
             yield Obligation(cls, "conflict", a.site, b.site, a, b, a.alloc, overlap_cond(a, b), roles, rule=rule)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from stream.ir.core import Block, Module, Op, Region, Value
 
-__all__ = ["structurally_equal", "first_difference"]
+__all__ = ["structurally_equal", "first_difference", "ops_equal"]
 
 
 class _Mismatch(Exception):
@@ -76,3 +76,14 @@ def first_difference(a: Module, b: Module) -> str | None:
 
 def structurally_equal(a: Module, b: Module) -> bool:
     return first_difference(a, b) is None
+
+
+def ops_equal(a: Op, b: Op) -> bool:
+    """Two top-level ops (functions, executables) are equal up to renaming (they capture no
+    values from outside, so their value maps start empty)."""
+    try:
+        _values(a.results, b.results, {}, "results", define=True)
+        _op(a, b, {})
+    except _Mismatch:
+        return False
+    return True

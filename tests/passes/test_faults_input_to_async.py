@@ -107,8 +107,6 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="verifier hook: the tie violations it defers before materialize-copy-on-write are "
-                   "matched as pre-existing at that pass, so a copy-on-write that copies nothing is never blamed")
 def test_copy_on_write_that_never_copies(monkeypatch: pytest.MonkeyPatch) -> None:
     # Broken: %b is computed in place in %a's storage although %a is returned too.
     monkeypatch.setattr(cow, "needs_copy", lambda *args: None)

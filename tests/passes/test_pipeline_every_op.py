@@ -20,7 +20,7 @@ import pytest
 import stream.ir as ir
 from runtime.api import run_module
 from runtime.reference import run_reference
-from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
+from stream.passes import DEFAULT_PIPELINE, PASSES, parse_pipeline, run_pipeline
 from stream.passes.pass_manager import _VERIFY_HOOK
 
 EVERY_OP = """
@@ -169,9 +169,6 @@ def test_a_writer_reading_what_it_overwrites_compiles_verified_at_the_end(kind: 
     np.testing.assert_allclose(np.asarray(got), np.asarray(expected))
 
 
-@pytest.mark.xfail(strict=True, raises=PassVerificationError,
-                   reason="verifier blame policy: a same-version read and in-place write in one op is not tagged as tie rule A2, "
-                          "so it is blamed on encode-tensors instead of being deferred to materialize-copy-on-write")
 @pytest.mark.parametrize("kind", sorted(SELF_TIED))
 def test_a_writer_reading_what_it_overwrites_compiles_with_every_pass_verified(kind: str) -> None:
     module = ir.parse_module(SELF_TIED[kind], f"{kind}.mlir")

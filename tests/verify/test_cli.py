@@ -107,7 +107,7 @@ def test_refines_uses_the_refinement_checker(monkeypatch: pytest.MonkeyPatch, ca
     )
     calls = []
 
-    def fake(before, after_module, function=None):  # type: ignore[no-untyped-def]
+    def fake(before, after_module, function=None, skip_unchanged=False):  # type: ignore[no-untyped-def]
         calls.append(function)
         return SimpleNamespace(mismatches=[mismatch], unknowns=[])
 

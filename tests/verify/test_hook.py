@@ -83,7 +83,7 @@ def test_refinement_mismatch_fails_the_pass(monkeypatch: pytest.MonkeyPatch) -> 
     mismatch = SimpleNamespace(function="serial_ok", what="result 0 (%r)", byte_range=None, location=Location("good.mlir", 16, 5),
                                op="stream.cmd.dispatch", before="x#1", after="x#2", message="", example={"%n": 3})
 
-    def fake(before: Module, after: Module, function: str | None = None) -> SimpleNamespace:
+    def fake(before: Module, after: Module, function: str | None = None, skip_unchanged: bool = False) -> SimpleNamespace:
         seen.append((before, after))
         return SimpleNamespace(mismatches=[mismatch] if after is not before else [], unknowns=[])
 
@@ -101,7 +101,7 @@ def test_refinement_mismatch_fails_the_pass(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_refinement_that_cannot_decide_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
     unknown = SimpleNamespace(function="serial_ok", reason="too many cases", location=None)
-    monkeypatch.setattr(hook, "refinement_checker", lambda: lambda b, a, f=None: SimpleNamespace(mismatches=[], unknowns=[unknown]))
+    monkeypatch.setattr(hook, "refinement_checker", lambda: lambda b, a, f=None, skip_unchanged=False: SimpleNamespace(mismatches=[], unknowns=[unknown]))
     with pytest.raises(PassVerificationError) as caught:
         hook.make_hook()(GOOD, GOOD, "my-pass")
     assert caught.value.report.exit_code == 3 and "too many cases" in str(caught.value)

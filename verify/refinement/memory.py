@@ -206,7 +206,10 @@ class Memory:
             return a
         lo = a if facts.must_le(wlo, a, "write start against read start") else wlo
         hi = b if facts.must_le(b, whi, "read end against write end") else whi
-        if facts.must_le(hi, lo, "empty intersection"):
+        # A write that covers the whole read answers it, empty or not: whether the read is
+        # empty only matters when the write covers part of it.
+        covers = lo is a and hi is b and facts.le(a, b) is True
+        if not covers and facts.must_le(hi, lo, "empty intersection"):
             return a
         if lo is not a and not (type(lo) is int and lo == a):
             self._resolve(alloc, a, lo, level - 1, out)
