@@ -103,6 +103,7 @@ class TimepointCoverage:
     # What the host has seen reached: (position of the op after a host await, coverage), in order.
     _host: list[tuple[int, Chains]] = field(default_factory=list)
     _chain_ends: list[int] = field(default_factory=list)  # chain id -> index of its last element
+    _order: dict[Value, int] = field(default_factory=dict)  # definition order of each timepoint
 
     @staticmethod
     def of(block: Block) -> TimepointCoverage:
@@ -132,18 +133,23 @@ class TimepointCoverage:
         """The candidates no other candidate (nor the host, before `position`) covers, in
         their original order, without duplicates and immediates: awaiting exactly these waits
         for everything awaiting all candidates would."""
-        unique: list[Value] = []
-        for t in candidates:
-            if t not in unique and t not in self.immediate:
-                unique.append(t)
-        kept: list[Value] = []
+        unique = [t for t in dict.fromkeys(candidates) if t not in self.immediate]
         for t in unique:
-            if position is not None and self.host_covered(position, t):
-                continue
-            if any(o is not t and self.covers(o, t) for o in unique):
-                continue
-            kept.append(t)
-        return kept
+            self._cov(t)  # timepoints from outside the block get their place
+        # A timepoint is only covered by timepoints defined after it, so walking the candidates
+        # from the latest to the earliest with the union of what the later ones cover decides
+        # each in one lookup (asking every other candidate was quadratic for the host await at
+        # the end of a long program).
+        covered: set[Value] = set()
+        later: Chains = {}
+        for t in sorted(unique, key=self._order.__getitem__, reverse=True):
+            chain, index = self.place[t]
+            if later.get(chain, -1) >= index:
+                covered.add(t)
+            for c, i in self.cov[t].items():
+                if later.get(c, -1) < i:
+                    later[c] = i
+        return [t for t in unique if t not in covered and not (position is not None and self.host_covered(position, t))]
 
     # -- construction --------------------------------------------------------------------------
     def _host_at(self, position: int) -> Chains:
@@ -182,6 +188,7 @@ class TimepointCoverage:
             chain, index = len(self._chain_ends), 0
             self._chain_ends.append(0)
         self.place[v] = (chain, index)
+        self._order[v] = len(self._order)
         own = dict(covered)
         own[chain] = index
         self.cov[v] = own

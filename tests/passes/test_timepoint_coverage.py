@@ -175,3 +175,45 @@ def test_chains_stay_as_few_as_the_timeline_is_wide() -> None:
         c = TimepointCoverage.of(functions(module)[0].body)
         assert len(c._chain_ends) <= 8
         assert max(len(chains) for chains in c.cov.values()) <= 8
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 25), st.randoms(use_true_random=False))
+def test_roots_are_the_candidates_no_other_covers(seed: int, n: int, rnd: random.Random) -> None:
+    """`roots` (one pass from the latest candidate back, with the union of what the later ones
+    cover) keeps exactly the candidates no other candidate covers, and none the host already
+    waited for, in their order."""
+    block = block_of(random_timeline(seed, n), "%c: i1, %ext: !stream.timepoint")
+    c = TimepointCoverage.of(block)
+    tps = [r for op in block.ops for r in op.results if str(r.type) == "!stream.timepoint"] + [block.arguments[1]]
+    for _ in range(10):
+        candidates = [rnd.choice(tps) for _ in range(rnd.randint(0, 8))]
+        position = rnd.choice([None, rnd.randrange(len(block.ops) + 1)])
+        unique = [t for t in dict.fromkeys(candidates) if t not in c.immediate]
+        naive = [t for t in unique
+                 if not any(o is not t and c.covers(o, t) for o in unique)
+                 and not (position is not None and c.host_covered(position, t))]
+        assert c.roots(candidates, position) == naive
+
+
+def test_roots_do_not_compare_candidates_pairwise(monkeypatch: object) -> None:
+    """Many independent candidates (the final join of a long program): each is decided by one
+    lookup, not by asking every other candidate (that was quadratic)."""
+    import pytest
+
+    n = 300
+    body = "\n".join(f"  %r{i}, %t{i} = stream.resource.alloca uninitialized : !stream.resource<transient>{{%c64}} => !stream.timepoint" for i in range(n))
+    block = block_of("  %c64 = arith.constant 64 : index\n" + body)
+    c, v = TimepointCoverage.of(block), named(block)
+    calls = [0]
+    real = TimepointCoverage.covers
+
+    def counting(self, a, b):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        return real(self, a, b)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TimepointCoverage, "covers", counting)
+        candidates = [v[f"t{i}"] for i in range(n)]
+        assert c.roots(candidates) == candidates
+    assert calls[0] <= n
