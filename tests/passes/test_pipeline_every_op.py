@@ -133,12 +133,10 @@ def test_every_pass_leaves_its_input_untouched() -> None:
 
 
 # An in-place write whose writer also reads the operand it overwrites (`add(%a, %a) -> %a`, an
-# update of a value into itself) is a valid input: copy-on-write clones the written operand, and
-# the compiled program is proved against the input (`--verify=final` accepts it). But with
-# `--verify=each` the verifier blames encode-tensors: the op's read and in-place write of one
-# version is reported as a race (no rule tag), not as a tie rule (A2) that only binds from
-# materialize-copy-on-write on (verify/obligations.py, `conflicts`: `rule = "A2"` only when the
-# two accesses see different versions). tests/strategies.py never draws these programs.
+# update of a value into itself) is a valid input: copy-on-write clones the written operand. The
+# verifier once blamed encode-tensors for the op's read and in-place write of one version (a race
+# with no rule tag instead of tie rule A2, which binds from materialize-copy-on-write on);
+# these are its regression tests. tests/strategies.py does not draw such programs.
 SELF_TIED = {
     "dispatch": """
 func.func @main(%x: tensor<16xf32>) -> tensor<16xf32> {
