@@ -339,4 +339,5 @@ def finish(ctx: ParseContext) -> None:
         else:
             state.attributes[key] = value
     for rspec in spec.regions:
-        state.regions.append(ctx.regions.get(rspec.name, Region(())))
+        region = ctx.regions.get(rspec.name)
+        state.regions.append(region if region is not None else Region(()))

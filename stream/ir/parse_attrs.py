@@ -65,6 +65,9 @@ _LIFETIMES = {lt.value: lt for lt in Lifetime}
 # Types are immutable values, so every read of one lifetime shares one object.
 _LIFETIME_SUFFIX = re.compile(r"<(\*|\w+)>")
 _RESOURCE_TYPES = {text: ResourceType(lt) for text, lt in _LIFETIMES.items()}
+# An integer `array<i32: 0, 2, 1>` as MLIR prints it (every segment-size property of the generic
+# form), in one match; other spellings take the token path.
+_INT_ARRAY = re.compile(r"<(?:(index)|(s|u)?i([1-9]\d*))(?:: (-?\d+(?:, -?\d+)*))?>")
 
 
 def int_literal(text: str) -> int:
@@ -404,7 +407,15 @@ class AttrParser:
         return DenseAttr(_normalize_dense(raw, type_), type_)
 
     def _parse_dense_array(self) -> DenseArrayAttr:
-        self.lexer.next()
+        lexer = self.lexer
+        lexer.next()
+        if lexer._peeked is None:
+            m = _INT_ARRAY.match(lexer.text, lexer.pos)
+            if m is not None:
+                lexer.pos = m.end()
+                index, sign, width, body = m.groups()
+                etype: Type = INDEX if index else IntegerType(int(width), sign or "")
+                return DenseArrayAttr(etype, tuple(int(v) for v in body.split(", ")) if body else ())
         self.expect("<")
         etype = self.parse_type()
         values: list[int | float] = []
