@@ -1,6 +1,6 @@
 """MLIR text speed: parse, pretty print and generic print of generated cmd-level modules.
 
-    python bench/bench_text.py [--ops 1000 10000 100000] [--repeat 5] [--baseline REV]
+    python bench/bench_text.py [--ops 1000 10000 100000] [--repeat 3] [--rounds 3] [--baseline REV]
     python bench/bench_text.py --profile parse|pretty|generic|"parse generic" [--ops 10000]
 
 Each module is `verify.synth.cmd_program` (the cmd-level schedule IREE's stage 08 produces: per
@@ -8,14 +8,17 @@ region two `resource.alloca`s, a `timepoint.join`, a `cmd.execute` whose body ru
 `cmd.dispatch`es with `ro`/`wo` bindings in `cmd.concurrent`, and a `resource.dealloca`), with
 enough dispatches for about `--ops` ops (every op counts, nested ones and terminators included).
 
-Every phase runs in a fresh worker process (so that one phase's garbage does not slow the next)
-with the garbage collector in its normal state: wall and CPU times are medians of `--repeat`
-runs (freeing the result is not timed), peak MB is the Python allocation peak of one more run under tracemalloc (tracing slows
-Python down, so it is not timed). The worker first checks that the text reads back: the pretty
-and generic prints of the parsed module parse to modules that print identically.
+Every phase runs in fresh worker processes (so that one phase's garbage does not slow the next)
+with the garbage collector in its normal state: `--rounds` workers of `--repeat` runs each, the
+trees taking turns (a burst of load on the shared machine then hits both). Wall and CPU times
+are medians over all runs (freeing the result is not timed), "min cpu" is the fastest run,
+kops/s comes from the median wall time, and peak MB is the Python allocation peak of one more
+run under tracemalloc (tracing slows Python down, so it is not timed). A worker first checks that
+the text reads back: the pretty and generic prints of the parsed module parse to modules that
+print identically.
 
 `--baseline REV` measures the `stream` package of git revision REV (exported with `git archive`)
-on the same texts, alternating with the working tree size by size, and prints the ratios.
+on the same texts and prints CPU-time ratios (baseline / current).
 `--profile` prints the top of a cProfile of one phase instead of the table.
 
 The goal (issue 2): parse and print of a 10k-op module under 0.5 s each.
@@ -84,7 +87,7 @@ def check_round_trip(text: str) -> None:
             raise SystemExit(f"{'generic' if generic else 'pretty'} print does not read back identically")
 
 
-def measure(text: str, phase: str, repeat: int) -> dict[str, float]:
+def measure(text: str, phase: str, repeat: int, peak: bool) -> dict[str, Any]:
     fn = phase_fn(text, phase)
     walls, cpus = [], []
     for _ in range(repeat):
@@ -93,13 +96,15 @@ def measure(text: str, phase: str, repeat: int) -> dict[str, float]:
         cpus.append(time.process_time() - c)
         walls.append(time.perf_counter() - w)
         del result  # freeing a parsed module is not part of parsing it
-    tracemalloc.start()
-    try:
-        fn()
-        peak = tracemalloc.get_traced_memory()[1] / 1e6
-    finally:
-        tracemalloc.stop()
-    return {"wall": statistics.median(walls), "cpu": statistics.median(cpus), "peak": peak}
+    out: dict[str, Any] = {"walls": walls, "cpus": cpus}
+    if peak:
+        tracemalloc.start()
+        try:
+            fn()
+            out["peak"] = tracemalloc.get_traced_memory()[1] / 1e6
+        finally:
+            tracemalloc.stop()
+    return out
 
 
 def worker(args: argparse.Namespace) -> None:
@@ -109,13 +114,13 @@ def worker(args: argparse.Namespace) -> None:
     text = Path(args.text).read_text()
     if args.phase == "parse":
         check_round_trip(text)
-    print(json.dumps({**measure(text, args.phase, args.repeat), "package": str(Path(ir.__file__).parent)}))
+    print(json.dumps({**measure(text, args.phase, args.repeat, args.peak), "package": str(Path(ir.__file__).parent)}))
 
 
-def run_worker(tree: Path, text_file: Path, phase: str, repeat: int) -> dict[str, float]:
+def run_worker(tree: Path, text_file: Path, phase: str, repeat: int, peak: bool) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(ROOT)]))
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--text", str(text_file), "--phase", phase,
-           "--repeat", str(repeat)]
+           "--repeat", str(repeat)] + (["--peak"] if peak else [])
     out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     if not result.pop("package").startswith(str(tree)):
@@ -146,12 +151,14 @@ def profile(text: str, phase: str, repeat: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", type=int, nargs="+", default=[1000, 10000, 100000])
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3, help="runs per worker process")
+    ap.add_argument("--rounds", type=int, default=3, help="worker processes per tree and phase, trees alternating")
     ap.add_argument("--baseline", metavar="REV", help="also measure the stream package of this git revision")
     ap.add_argument("--profile", choices=PHASES)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--text", help=argparse.SUPPRESS)
     ap.add_argument("--phase", choices=PHASES, help=argparse.SUPPRESS)
+    ap.add_argument("--peak", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         worker(args)
@@ -168,18 +175,26 @@ def main() -> None:
         trees = {"current": ROOT}
         if args.baseline:
             trees = {args.baseline: export_stream(args.baseline, Path(tmp)), **trees}
-        print(f"{'ops':>7} {'dispatches':>10} {'MB':>5} {'tree':>8} {'phase':>13} {'wall s':>7} {'cpu s':>7} {'kops/s':>7} "
-              f"{'peak MB':>7}" + (f" {'ratio':>6}" if args.baseline else ""))
+        print(f"{'ops':>7} {'dispatches':>10} {'MB':>5} {'tree':>8} {'phase':>13} {'wall s':>7} {'cpu s':>7} {'min cpu':>7} "
+              f"{'kops/s':>7} {'peak MB':>7}" + (f" {'ratio':>6}" if args.baseline else ""))
         for target in args.ops:
             text, ops, n = module_text(target)
             text_file = Path(tmp) / f"synth{target}.mlir"
             text_file.write_text(text)
             for phase in PHASES:
-                results = {name: run_worker(tree, text_file, phase, args.repeat) for name, tree in trees.items()}
-                for name, r in results.items():
-                    ratio = f" {results[args.baseline]['cpu'] / r['cpu']:>5.2f}x" if args.baseline else ""
-                    print(f"{ops:>7} {n:>10} {len(text) / 1e6:>5.2f} {name[:8]:>8} {phase:>13} {r['wall']:>7.3f} {r['cpu']:>7.3f} "
-                          f"{ops / r['wall'] / 1e3:>7.0f} {r['peak']:>7.1f}{ratio}", flush=True)
+                runs: dict[str, dict[str, Any]] = {name: {"walls": [], "cpus": []} for name in trees}
+                for round_ in range(args.rounds):
+                    for name, tree in trees.items():
+                        r = run_worker(tree, text_file, phase, args.repeat, peak=round_ == 0)
+                        runs[name]["walls"] += r["walls"]
+                        runs[name]["cpus"] += r["cpus"]
+                        runs[name].setdefault("peak", r.get("peak"))
+                cpu = {name: statistics.median(r["cpus"]) for name, r in runs.items()}
+                for name, r in runs.items():
+                    wall = statistics.median(r["walls"])
+                    ratio = f" {cpu[args.baseline] / cpu[name]:>5.2f}x" if args.baseline else ""
+                    print(f"{ops:>7} {n:>10} {len(text) / 1e6:>5.2f} {name[:8]:>8} {phase:>13} {wall:>7.3f} {cpu[name]:>7.3f} "
+                          f"{min(r['cpus']):>7.3f} {ops / wall / 1e3:>7.0f} {r['peak']:>7.1f}{ratio}", flush=True)
         print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
