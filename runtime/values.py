@@ -251,7 +251,7 @@ def _load_npy(path: str, base: Path | None) -> np.ndarray:
         arr = np.load(p, allow_pickle=False)
     except FileNotFoundError:
         raise InputError(f"{p}: no such file") from None
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError) as e:  # an empty or truncated file raises EOFError
         raise InputError(f"{p}: not a .npy file ({e})") from None
     if not isinstance(arr, np.ndarray):
         raise InputError(f"{p}: expected one array (.npy), not an archive")
@@ -298,7 +298,13 @@ def format_array(arr: np.ndarray, etype: Type, max_elements: int = 1024) -> str:
     def nested(a: np.ndarray) -> str:
         if a.ndim == 1:
             return leaf(a)
-        return "".join("[" + nested(a[i]) + "]" for i in range(a.shape[0]))
+        parts = []
+        for i in range(a.shape[0]):
+            if budget[0] <= 0:  # the rest is elided once, not as an empty row per row
+                parts.append("...")
+                break
+            parts.append("[" + nested(a[i]) + "]")
+        return "".join(parts)
 
     body = leaf(arr.reshape(1)) if arr.ndim == 0 else nested(arr)
     return f"{shape_text(tuple(arr.shape))}{etype}={body}"

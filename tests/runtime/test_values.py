@@ -49,6 +49,15 @@ def test_bad_inputs(text: str, message: str) -> None:
         parse_input(text)
 
 
+def test_an_empty_or_truncated_npy_file_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "empty.npy").write_bytes(b"")
+    np.save(tmp_path / "whole.npy", np.arange(64, dtype=np.float32))
+    (tmp_path / "cut.npy").write_bytes((tmp_path / "whole.npy").read_bytes()[:100])
+    for name in ("empty.npy", "cut.npy"):
+        with pytest.raises(InputError, match="not a .npy file"):
+            parse_input(f"@{name}", tmp_path)
+
+
 def test_format_like_iree_run_module() -> None:
     # floats print with C's %G; rows nest in brackets; the leaf dimension is space separated
     assert format_value(np.array([[1, 2.5], [3, 4]], np.float32)) == "2x2xf32=[1 2.5][3 4]"
@@ -63,7 +72,11 @@ def test_format_like_iree_run_module() -> None:
 def test_format_elides_after_max_elements() -> None:
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert format_value(a, max_elements=4) == "2x3xf32=[0 1 2][3...]"
-    assert format_value(a, max_elements=0) == "2x3xf32=[...][...]"
+    assert format_value(a, max_elements=0) == "2x3xf32=..."
+    # Once the budget is spent the remaining rows are elided once, not as an empty row each.
+    big = np.zeros((512, 512), np.float32)
+    assert format_value(big, max_elements=4) == "512x512xf32=[0 0 0 0...]..."
+    assert format_value(np.zeros((3, 2, 2), np.float32), max_elements=3) == "3x2x2xf32=[[0 0][0...]]..."
 
 
 def test_dense_constants() -> None:
