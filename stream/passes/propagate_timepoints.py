@@ -33,7 +33,7 @@ from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.streamability import require_straight_line
-from stream.ir.core import Module, Op, Value
+from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
@@ -69,6 +69,9 @@ class _Propagator:
         self.analysis = HazardAnalysis.of(f.body)
         self.sizes = dict(self.analysis.sizes)
         self.emitted: list[Op] = []
+        # Where the op being rewritten came from: the awaits and joins made for it get it too,
+        # so that diagnostics on them (a deadlock, a missed wait) point into the source.
+        self.here: Location = UNKNOWN_LOC
         self.values: dict[Value, Value] = {}  # input value -> output value (non-resource too)
         self.raw: dict[Value, Value] = {}  # input resource -> the un-awaited output value
         self.pending: dict[Value, Sources] = {}  # input resource -> timepoints covering it
@@ -148,7 +151,7 @@ class _Propagator:
         key = frozenset(sources)
         if key not in self.materialized:
             join = _spec("stream.timepoint.join").build(
-                operands={"await_timepoints": tuple(sources)}, results={"result_timepoint": TIMEPOINT}
+                operands={"await_timepoints": tuple(sources)}, results={"result_timepoint": TIMEPOINT}, location=self.here
             )
             self.emitted.append(join)
             self.materialized[key] = join.results[0]
@@ -157,7 +160,7 @@ class _Propagator:
     def _immediate(self) -> Value:
         key: Sources = frozenset()
         if key not in self.materialized:
-            op = _spec("stream.timepoint.immediate").build(results={"result_timepoint": TIMEPOINT})
+            op = _spec("stream.timepoint.immediate").build(results={"result_timepoint": TIMEPOINT}, location=self.here)
             self.emitted.append(op)
             self.materialized[key] = op.results[0]
         return self.materialized[key]
@@ -176,6 +179,7 @@ class _Propagator:
     # -- the walk --------------------------------------------------------------------------------
     def run(self) -> Function:
         for j, op in enumerate(self.ops):
+            self.here = op.location
             if op.name == "stream.timepoint.await" and "sync" not in op.properties:
                 self._drop_await(op)
             elif op.name in ("stream.timepoint.join", "stream.timepoint.immediate"):
@@ -324,6 +328,7 @@ class _Propagator:
                 "await_timepoint": timepoint,
             },
             results={"results": tuple(v.type for v, _ in values)},
+            location=self.here,
         )
         self.emitted.append(op)
         self.host_covered |= self._closure(needed)
@@ -359,6 +364,7 @@ class _Propagator:
                     "await_timepoint": timepoint,
                 },
                 results={"results": tuple(r.type for r in raws)},
+                location=self.here,
             )
             self.emitted.append(op)
             mask = self._closure(group)

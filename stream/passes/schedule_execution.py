@@ -37,7 +37,7 @@ from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_sizes import resource_sizes
 from stream.analysis.streamability import require_straight_line
 from stream.ir.attributes import Attribute
-from stream.ir.core import Module, Op, Value
+from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT, ResourceType
 from stream.ir.walk import Function, functions, replace_function
@@ -144,7 +144,8 @@ class _Scheduler:
         if not left:
             return
         terminator = self.emitted.pop()
-        self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left])
+        self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left],
+                         location=terminator.location)
         self.emitted.append(terminator)
 
     # -- values crossing units ------------------------------------------------------------------
@@ -161,9 +162,9 @@ class _Scheduler:
             out[v] = frozenset(waits)
         return out
 
-    def _replacements(self, needs: dict[Value, frozenset[int]]) -> dict[Value, Value]:
+    def _replacements(self, needs: dict[Value, frozenset[int]], location: Location) -> dict[Value, Value]:
         """Outer values for a unit's operands: plain, or awaited (one await per set of
-        partitions, emitted right here, before the unit)."""
+        partitions, emitted right here, before the unit, at the unit's location)."""
         groups: dict[frozenset[int], list[Value]] = {}
         for v, waits in needs.items():
             if waits and (self._raw(v), waits) not in self.awaited:
@@ -176,19 +177,22 @@ class _Scheduler:
                 for v in self.host_used.get(p, []):
                     if (self._raw(v), waits) not in self.awaited and self._raw(v) not in raws:
                         raws.append(self._raw(v))
-            self._emit_await(waits, raws)
+            self._emit_await(waits, raws, location=location)
         return {v: (self.awaited[(self._raw(v), waits)] if waits else self._raw(v)) for v, waits in needs.items()}
 
     def _raw(self, v: Value) -> Value:
         return self.raw.get(v, v)
 
-    def _emit_await(self, waits: frozenset[int], raws: list[Value], sizes: list[Value] | None = None) -> None:
+    def _emit_await(self, waits: frozenset[int], raws: list[Value], sizes: list[Value] | None = None, *,
+                    location: Location = UNKNOWN_LOC) -> None:
+        """A host await of the partitions `waits` for `raws`, placed (for diagnostics) where the
+        op that needs them is."""
         timepoints = [self.timepoint[p] for p in sorted(waits)]
         if len(timepoints) == 1:
             timepoint = timepoints[0]
         else:
             join = _spec("stream.timepoint.join").build(
-                operands={"await_timepoints": tuple(timepoints)}, results={"result_timepoint": TIMEPOINT}
+                operands={"await_timepoints": tuple(timepoints)}, results={"result_timepoint": TIMEPOINT}, location=location
             )
             self.emitted.append(join)
             timepoint = join.results[0]
@@ -200,6 +204,7 @@ class _Scheduler:
                 "await_timepoint": timepoint,
             },
             results={"results": tuple(r.type for r in raws)},
+            location=location,
         )
         self.emitted.append(op)
         for raw, result in zip(raws, op.results):
@@ -218,7 +223,7 @@ class _Scheduler:
                 if isinstance(rv.type, ResourceType) and rv not in resources:
                     resources.append(rv)
         needs = self._needs(resources, self.plan.hazard_waits.get(unit, {}))
-        replace = self._replacements(needs)
+        replace = self._replacements(needs, op.location)
         mapping = {v: replace.get(resolve(v), v) for inner in op.walk() for v in inner.operands}
         self.emitted.append(remap_op(op, mapping))
 
@@ -226,7 +231,7 @@ class _Scheduler:
         ops = self.f.body.ops
         members = [ops[i] for i in part.ops]
         needs = self._needs(part.captures, self.plan.hazard_waits.get(("partition", part.ordinal), {}))
-        replace = self._replacements(needs)
+        replace = self._replacements(needs, members[0].location)
         awaited: list[Value] = []
 
         def rewrite(op: Op) -> Op:
