@@ -1,6 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=elide-timepoints --no-verify | filecheck %s
-// Verification is off here until the verifier models arith.select of timepoints
-// (it reports "not a scalar" and fails closed); the other elide-timepoints cases run verified.
+// RUN: streamproof compile %s --pass-pipeline=elide-timepoints | filecheck %s
 
 // Alternatives cover only what both sides cover: the intersection, never the union.
 // CHECK-LABEL: @selectIntersection

@@ -109,6 +109,9 @@ def _bitcast(m: Machine, op: Op) -> None:
 def _select(m: Machine, op: Op) -> None:
     c, a, b = op.operands
     result = op.results[0]
+    if isinstance(result.type, TimepointType):  # a choice of timeline position: no value effect
+        m.set(result, None)
+        return
     if isinstance(result.type, (IndexType, IntegerType)):
         m.set(result, m.ints.apply("select", m.integer(c), m.integer(a), m.integer(b)))
         return
