@@ -144,7 +144,7 @@ def _op(draw: st.DrawFn, b: _Builder) -> None:
         y = draw(st.sampled_from(same))
         x, y = b.on(x, device), b.on(y, device)
         kernel = draw(st.sampled_from(BINARY))
-        tied = draw(st.booleans()) and x.name != y.name
+        tied = draw(st.booleans())  # also `add(%a, %a) -> %a`: an in-place write of a value it reads
         name = b.fresh()
         result = x.name + ("{" + ", ".join(x.dims) + "}" if x.dims else "") if tied else x.typed
         b.lines.append(f"  {name} = flow.dispatch @{kernel}({x.name}, {y.name}){b.placement(device)} : ({x.typed}, {y.typed}) -> {result}")
@@ -192,7 +192,8 @@ def _op(draw: st.DrawFn, b: _Builder) -> None:
         if len(statics) < 1:
             return
         target = draw(st.sampled_from(statics))
-        fits = [v for v in statics if all(a <= t for a, t in zip(v.shape, target.shape)) and v.name != target.name]  # type: ignore[operator]
+        # The target itself fits too: an update of a value into itself.
+        fits = [v for v in statics if all(a <= t for a, t in zip(v.shape, target.shape))]  # type: ignore[operator]
         if not fits:
             return
         update = b.on(draw(st.sampled_from(fits)), device)
