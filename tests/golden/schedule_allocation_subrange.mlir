@@ -1,7 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=schedule-allocation --no-verify | filecheck %s
-// Verification is off for this case: the verifier (verify/refinement) reads a tied execute result
-// as stored at offset 0 of its capture, while IREE (#14689) and this pass make it the subrange
-// the region yields. The concrete oracle in tests/passes checks it instead.
+// RUN: streamproof compile %s --pass-pipeline=schedule-allocation | filecheck %s
 
 // A result tied to a capture but yielded as an offset range of it becomes a host subview (IREE #14685).
 // CHECK-LABEL: @tiedSubrangeResult

@@ -13,7 +13,7 @@ and every range is assumed in bounds (OUT_OF_BOUNDS is the safety checker's prop
   operand's bytes with the binding range replaced by the kernel's output for that binding.
 * `execute` and `concurrent` run their bodies in block order with the captures bound to their
   block arguments; a result is its yielded value (a tied result also lands in the storage of the
-  operand it is tied to).
+  operand it is tied to, unless it already lies there: a subrange of it is the result as it is).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from stream.ir.core import Op
 from stream.ir.types import ResourceType
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_width
-from verify.refinement.machine import Machine, Res, groups, rule, same, tied_in_group
+from verify.refinement.machine import Machine, Res, groups, rule, tied_in_group
 from verify.refinement.rules_flow import load_scalar, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.rules_tensor import sized
@@ -194,9 +194,11 @@ def _region(m: Machine, op: Op) -> None:
             raise Undecided(f"{op.name}: result {i} yields a value the refinement check cannot follow")
         t = tied_in_group(op, i)
         operand = captured[t] if t is not None else None
-        if operand is not None and operand.alloc is not None and not (y.alloc is operand.alloc and same(y.offset, operand.offset)):
+        if operand is not None and operand.alloc is not None and y.alloc is not operand.alloc:
             out = m.tied(operand, m.bytes_of(y), op)  # the yielded bytes land in the operand's storage
         else:
+            # Yielded from the tied operand's own storage (at its offset, or at a subrange of it,
+            # as IREE #14685 lowers it): the result is that value where it lies.
             out = Res(y.size, y.data, y.alloc, y.offset, y.version, op)
         # For reports, the region is where its results were routed from the yielded values.
         out.source, out.written = y, (0, y.size)
