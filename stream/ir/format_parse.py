@@ -63,14 +63,18 @@ def _run(ctx: ParseContext, steps: tuple[Step, ...]) -> None:
 
 def _expect_step(text: str) -> Step:
     def step(ctx: ParseContext) -> None:
-        ctx.parser.expect(text)
+        p = ctx.parser
+        if not p.lexer.take("punct", text):
+            p.expect(text)  # reports what is there instead
 
     return step
 
 
 def _keyword_step(text: str) -> Step:
     def step(ctx: ParseContext) -> None:
-        ctx.parser.expect_keyword(text)
+        p = ctx.parser
+        if not p.lexer.take("bare", text):
+            p.expect_keyword(text)  # reports what is there instead
 
     return step
 
@@ -305,12 +309,13 @@ def finish(ctx: ParseContext) -> None:
                     count = len(ctx.operands.get(n, [])) if n in spec._operand_index else len(known)
                     ctx.types[n] = [known[0]] * count if count != len(known) else list(known)
     sizes: list[int] = []
+    resolved, operands, all_types = ctx.resolved, ctx.operands, ctx.types
     for o in spec.operands:
-        if o.name in ctx.resolved:
-            values = ctx.resolved[o.name]
+        if o.name in resolved:
+            values = resolved[o.name]
         else:
-            uses = ctx.operands.get(o.name, [])
-            types = ctx.types.get(o.name)
+            uses = operands.get(o.name, [])
+            types = all_types.get(o.name)
             if types is None:
                 if o.type is None and uses:
                     raise ctx.parser.lexer.error_at(uses[0].pos, f"the type of '%{uses[0].name}' is not given")

@@ -361,11 +361,13 @@ class Parser(AttrParser):
                 raise self.error("the entry block's arguments are declared by the op; it takes no label", label_tok)
         while True:
             ops: list[Op] = []
+            lexer = self.lexer
             while True:
-                tok = self.lexer.peek()
-                if tok.is_punct("}") or tok.kind == "caret":
+                tok = lexer.peek()
+                kind = tok.kind
+                if (kind == "punct" and tok.text == "}") or kind == "caret":
                     break
-                if tok.kind == "eof":
+                if kind == "eof":
                     raise self.error("expected '}' to close the region")
                 ops.append(self.parse_operation())
             if implicit_terminator is not None and (not ops or ops[-1].name != implicit_terminator):
