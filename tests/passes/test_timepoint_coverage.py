@@ -4,6 +4,7 @@ naive search on random timelines."""
 from __future__ import annotations
 
 import random
+import tracemalloc
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -91,14 +92,24 @@ def test_roots_keep_order_and_drop_duplicates() -> None:
     assert c.roots([v["ext"], v["bt"], v["at"]]) == [v["ext"], v["bt"], v["at"]]
 
 
-def random_timeline(seed: int, n: int) -> str:
-    """Allocas and frees awaiting random joins of earlier timepoints, with a few host awaits."""
+def random_timeline(seed: int, n: int, extras: bool = False) -> str:
+    """Allocas and frees awaiting random joins of earlier timepoints, with a few host awaits.
+    With `extras`, also immediates, opaque barriers and the argument `%ext` among the timepoints
+    (the block needs `%c: i1, %ext: !stream.timepoint`)."""
     rng = random.Random(seed)
     lines = ["  %c64 = arith.constant 64 : index"]
-    tps: list[str] = []
+    tps: list[str] = ["%ext"] if extras else []
     resources: list[str] = []
     for i in range(n):
         kind = rng.random()
+        if extras and kind < 0.12:
+            if kind < 0.06 or not resources:
+                lines.append(f"  %i{i} = stream.timepoint.immediate => !stream.timepoint")
+                tps.append(f"%i{i}")
+            else:
+                lines.append(f"  %b{i}, %bt{i} = stream.timepoint.barrier {resources[-1]} : !stream.resource<transient>{{%c64}} => !stream.timepoint")
+                tps.append(f"%bt{i}")
+            continue
         waits = rng.sample(tps, k=min(len(tps), rng.randint(0, 3)))
         if len(waits) > 1:
             lines.append(f"  %j{i} = stream.timepoint.join max({', '.join(waits)}) => !stream.timepoint")
@@ -164,17 +175,135 @@ def long_timeline(regions: int) -> str:
     return "\n".join(lines)
 
 
-def test_chains_stay_as_few_as_the_timeline_is_wide() -> None:
-    """Coverage memory must not grow with the length of a pipeline: the chain decomposition keeps
-    a handful of chains for two devices however many regions there are."""
+def dangling_timeline(steps: int) -> str:
+    """A spine of steps, each allocating three buffers after the previous step, joining them and
+    freeing one, with a side branch per step (another free and the join of its last uses) that
+    only the function's final join waits for: the shape of the bench program after ARC, where
+    side branches used to carry the chain decomposition off the spine (one new chain per step,
+    reached by every later timepoint)."""
+    res = "!stream.resource<transient>{%c64}"
+    lines = ["util.func public @f() {", "  %c64 = arith.constant 64 : index",
+             f"  %r, %t = stream.resource.alloca uninitialized : {res} => !stream.timepoint"]
+    prev, side = "%t", []
+    for i in range(steps):
+        allocs = []
+        for k in range(3):
+            lines.append(f"  %a{i}_{k}, %at{i}_{k} = stream.resource.alloca uninitialized await({prev}) => {res} => !stream.timepoint")
+            allocs.append(f"%at{i}_{k}")
+        lines += [
+            f"  %j{i} = stream.timepoint.join max({prev}, {', '.join(allocs)}) => !stream.timepoint",
+            f"  %e{i} = stream.resource.dealloca await(%j{i}) => %a{i}_0 : {res} => !stream.timepoint",
+            f"  %d{i} = stream.resource.dealloca await(%e{i}) => %a{i}_1 : {res} => !stream.timepoint",
+            f"  %s{i} = stream.timepoint.join max(%d{i}, %e{i}) => !stream.timepoint",
+        ]
+        side.append(f"%s{i}")
+        prev = f"%e{i}"
+    lines += [f"  %end = stream.timepoint.join max({', '.join(side)}) => !stream.timepoint",
+              f"  %w = stream.timepoint.await %end => %r : {res}", "  util.return", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _bytes_per_timepoint(block: Block) -> float:
+    tracemalloc.start()
+    try:
+        coverage = TimepointCoverage.of(block)  # alive while measured
+        size = tracemalloc.get_traced_memory()[0]
+        del coverage
+    finally:
+        tracemalloc.stop()
+    return size / len([r for op in block.ops for r in op.results if str(r.type) == "!stream.timepoint"])
+
+
+def test_coverage_memory_per_timepoint_does_not_grow_with_the_program() -> None:
+    """The coverage of a long program costs the same per timepoint as that of a short one: on
+    the side-branch shape the chain decomposition grew by one chain per step, so its memory per
+    timepoint grew with the length (7x from 100 to 800 steps)."""
+    short, long = (_bytes_per_timepoint(functions(ir.parse_module(dangling_timeline(n), "t.mlir"))[0].body) for n in (100, 800))
+    assert long < 1.5 * short
+
+
+def test_coverage_stays_a_few_intervals_per_timepoint() -> None:
+    """What a timepoint covers is mostly its own cover subtree: a handful of intervals, however
+    long the pipeline (two devices after ARC) or the side-branch program."""
     from stream.passes.automatic_reference_counting import automatic_reference_counting
     from stream.passes.schedule_allocation import schedule_allocation
 
     for regions in (20, 200):
         module = automatic_reference_counting(schedule_allocation(ir.parse_module(long_timeline(regions), "t.mlir")))
         c = TimepointCoverage.of(functions(module)[0].body)
-        assert len(c._chain_ends) <= 8
-        assert max(len(chains) for chains in c.cov.values()) <= 8
+        assert max(len(spans) // 2 for spans in c.spans.values()) <= 4
+    for steps in (20, 400):
+        c = TimepointCoverage.of(functions(ir.parse_module(dangling_timeline(steps), "t.mlir"))[0].body)
+        assert max(len(spans) // 2 for spans in c.spans.values()) <= 4
+
+
+def _definition(block: Block) -> tuple[dict[Value, set[Value]], set[Value], list[tuple[int, set[Value]]]]:
+    """The coverage rules of SPEC section 3.1 with plain sets, in program order: cov(t) of every
+    timepoint, the immediates, and what the host has awaited before each position."""
+    from stream.analysis.timepoint_coverage import awaited_timepoints
+
+    timeline = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca", "stream.resource.constants"}
+    cov: dict[Value, set[Value]] = {v: {v} for v in block.arguments if str(v.type) == "!stream.timepoint"}
+    immediate: set[Value] = set()
+    host: set[Value] = set()
+    host_after: list[tuple[int, set[Value]]] = []
+    for i, op in enumerate(block.ops):
+        tps = [r for r in op.results if str(r.type) == "!stream.timepoint"]
+        if op.name in timeline:
+            covered = set(host).union(*(cov[w] for w in awaited_timepoints(op)))
+            for r in tps:
+                cov[r] = covered | {r}
+        elif op.name == "stream.timepoint.join":
+            cov[tps[0]] = {tps[0]}.union(*(cov[v] for v in op.operands))
+            if all(v in immediate for v in op.operands):
+                immediate.add(tps[0])
+        elif op.name == "arith.select" and tps:
+            _, a, b = op.operands
+            cov[tps[0]] = (cov[a] & cov[b]) | {tps[0]}
+            if a in immediate and b in immediate:
+                immediate.add(tps[0])
+        else:
+            for r in tps:
+                cov[r] = {r}
+            if op.name == "stream.timepoint.immediate":
+                immediate.add(tps[0])
+        if op.name == "stream.timepoint.await":
+            host = host.union(*(cov[t] for t in awaited_timepoints(op)))
+            host_after.append((i + 1, host))
+    return cov, immediate, host_after
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 60), st.booleans(), st.randoms(use_true_random=False))
+def test_coverage_is_exactly_the_rule_definition(seed: int, n: int, extras: bool, rnd: random.Random) -> None:
+    """The interval representation answers exactly what the rules define with plain sets (no
+    over-approximation: that would drop needed waits; no under-approximation: that would keep
+    redundant ones): `covers` for every pair, `host_covered` at every position, and `roots` of
+    random candidate sets."""
+    block = block_of(random_timeline(seed, n, extras), "%c: i1, %ext: !stream.timepoint")
+    c = TimepointCoverage.of(block)
+    cov, immediate, host_after = _definition(block)
+    assert c.immediate == immediate
+    tps = list(cov)
+    for a in tps:
+        for b in tps:
+            assert c.covers(a, b) == (b in immediate or b in cov[a]), (a, b)
+
+    def host_at(position: int) -> set[Value]:
+        seen = [h for after, h in host_after if after <= position]
+        return seen[-1] if seen else set()
+
+    for i in range(len(block.ops) + 1):
+        for t in tps:
+            assert c.host_covered(i, t) == (t in immediate or t in host_at(i)), (i, t)
+    for _ in range(20):
+        candidates = [rnd.choice(tps) for _ in range(rnd.randint(0, 12))]
+        position = rnd.choice([None, rnd.randrange(len(block.ops) + 1)])
+        unique = [t for t in dict.fromkeys(candidates) if t not in immediate]
+        expected = [t for t in unique
+                    if not any(o is not t and t in cov[o] for o in unique)
+                    and not (position is not None and t in host_at(position))]
+        assert c.roots(candidates, position) == expected
 
 
 @settings(max_examples=40, deadline=None)
