@@ -15,7 +15,12 @@ Each input runs in its own process (so the peak RSS is that input's own): parse 
 `--repeat` runs of the pipeline; the table shows per-pass medians in milliseconds and the peak
 RSS of the process. Parsing is not included.
 
-    python bench/bench_pipeline.py --sizes 1000 10000 --repeat 3
+`--baseline REV` also runs every input with the `stream` and `verify` packages of git revision
+REV (unpacked with `git archive`), the two trees alternating input by input so that a change in
+load hits both alike, and prints the transform and the verification tables with REV's column next
+to the current one and their ratio (baseline / current).
+
+    python bench/bench_pipeline.py --sizes 1000 10000 --repeat 3 [--baseline REV]
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import resource
 import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,14 +115,25 @@ def one(source: str, repeat: int) -> dict[str, object]:
     }
 
 
-def child(source: str, repeat: int) -> dict[str, object]:
+def child(source: str, repeat: int, tree: Path | None = None) -> dict[str, object]:
+    """`one` in a fresh process, importing `stream` and `verify` from `tree` (default: this one)."""
     proc = subprocess.run(
-        [sys.executable, __file__, "--one", source, "--repeat", str(repeat)],
-        capture_output=True, text=True, check=False, cwd=ROOT,
+        [sys.executable, __file__, "--one", source, "--repeat", str(repeat), *(["--tree", str(tree)] if tree else [])],
+        capture_output=True, text=True, check=False, cwd=tree or ROOT,
     )
     if proc.returncode != 0:
         raise SystemExit(f"{source}: exit {proc.returncode}\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def export_tree(rev: str, into: Path) -> Path:
+    """The `stream` and `verify` packages of git revision `rev`, unpacked under `into`."""
+    archive = into / "tree.tar"
+    with archive.open("wb") as f:
+        subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "stream", "verify"], stdout=f, check=True)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into / "tree", filter="data")
+    return into / "tree"
 
 
 def table(results: list[tuple[str, dict[str, object]]]) -> list[str]:
@@ -137,23 +155,53 @@ def table(results: list[tuple[str, dict[str, object]]]) -> list[str]:
     return rows
 
 
+def side_by_side(results: list[tuple[str, dict[str, object], dict[str, object]]], rev: str) -> list[str]:
+    """Transform and verification tables, REV's median next to the current one per input."""
+    from stream.passes import DEFAULT_PIPELINE
+
+    out: list[str] = []
+    for key, what in (("transform_ms", "transform"), ("verify_ms", "verification")):
+        head = "| pass | " + " | ".join(f"{label} {rev} | {label} now | ratio" for label, _, _ in results) + " |"
+        rows = [f"{what} ms, {rev} vs now", "", head, "|---|" + "---|---|---|" * len(results)]
+        for p in [*DEFAULT_PIPELINE, "**total**"]:
+            cells = []
+            for _, base, now in results:
+                b = sum(base[key].values()) if p == "**total**" else base[key][p]  # type: ignore[index, attr-defined]
+                n = sum(now[key].values()) if p == "**total**" else now[key][p]  # type: ignore[index, attr-defined]
+                cells += [f"{b:.1f}", f"{n:.1f}", f"{b / n:.2f}x" if n else "-"]
+            rows.append(f"| {p} | " + " | ".join(cells) + " |")
+        out += [*rows, ""]
+    out.append("| | " + " | ".join(f"{label} {rev} | {label} now | " for label, _, _ in results) + " |")
+    out.append("| peak RSS (MB) | " + " | ".join(f"{b['rss_peak_mb']:.0f} | {n['rss_peak_mb']:.0f} | " for _, b, n in results) + " |")
+    out.append("| wall s (median run) | " + " | ".join(f"{b['wall_s']:.1f} | {n['wall_s']:.1f} | " for _, b, n in results) + " |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", metavar="REV", help="also run every input with the stream and verify packages of this git revision")
     parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
+        if args.tree:
+            sys.path.insert(0, args.tree)
         print(json.dumps(one(args.one, args.repeat)))
         return
     load = os.getloadavg()
     print(f"machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d')}, load average {load[0]:.1f} at the start")
     biggest = largest_program()
-    results = [(biggest.name, child(str(biggest), args.repeat))]
-    for n in args.sizes:
-        results.append((f"{n} dispatches", child(f"gen:{n}", args.repeat)))
-    print("\n".join(table(results)))
+    inputs = [(biggest.name, str(biggest))] + [(f"{n} dispatches", f"gen:{n}") for n in args.sizes]
+    if args.baseline:
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = export_tree(args.baseline, Path(tmp))
+            pairs = [(label, child(source, args.repeat, tree), child(source, args.repeat)) for label, source in inputs]
+        print("\n".join(side_by_side(pairs, args.baseline)))
+    else:
+        print("\n".join(table([(label, child(source, args.repeat)) for label, source in inputs])))
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 
 
