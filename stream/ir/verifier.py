@@ -13,7 +13,7 @@ round-trip); the verifier and the passes refuse them when asked to reason about 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from stream.ir.attributes import (
     AnyAffinity,
@@ -370,29 +370,44 @@ def _dominators(region: Region) -> list[set[int]]:
 
 
 def _check_region_dominance(c: _Collector, region: Region, visible: set[Value], isolated: bool) -> None:
-    base = set() if isolated else set(visible)
+    """Check every use in `region` against what dominates it. `visible` holds the values of the
+    enclosing scopes; it is extended while the region's blocks are walked and is as it was when
+    this returns. Nesting thus costs only the region's own values (copying the enclosing scope
+    for every region was quadratic: tens of thousands of values times thousands of execute and
+    concurrent regions in a 10k-dispatch cmd program)."""
+    scope: set[Value] = set() if isolated else visible
     if len(region.blocks) <= 1:
         for block in region.blocks:
-            _check_block(c, block, set(base) | set(block.arguments))
+            _check_block(c, block, scope, ())
         return
-    defined = [set(b.arguments) | {r for op in b.ops for r in op.results} for b in region.blocks]
+    defined = [[*b.arguments, *(r for op in b.ops for r in op.results)] for b in region.blocks]
     for i, (block, doms) in enumerate(zip(region.blocks, _dominators(region))):
-        avail = set(base) | set(block.arguments)
-        for d in doms - {i}:
-            avail |= defined[d]
-        _check_block(c, block, avail)
+        _check_block(c, block, scope, [v for d in sorted(doms - {i}) for v in defined[d]])
 
 
-def _check_block(c: _Collector, block: Block, available: set[Value]) -> None:
+def _check_block(c: _Collector, block: Block, available: set[Value], inherited: Sequence[Value]) -> None:
+    """Check the uses in `block`, where `available` and `inherited` (the values of the blocks
+    dominating it) are visible. What this adds to `available` it removes again; a value that was
+    already there stays."""
+    added: list[Value] = []
+    for v in (*block.arguments, *inherited):
+        if v not in available:
+            available.add(v)
+            added.append(v)
     for op in block.ops:
         for i, v in enumerate(op.operands):
             if v not in available:
                 c.error(op, f"operand #{i} of '{op.name}' does not dominate this use (defined later, elsewhere, or outside an isolated region)")
                 break
-        spec = spec_of(op)
-        for region in op.regions:
-            _check_region_dominance(c, region, available, bool(spec and spec.isolated))
-        available.update(op.results)
+        if op.regions:
+            spec = spec_of(op)
+            for region in op.regions:
+                _check_region_dominance(c, region, available, bool(spec and spec.isolated))
+        for r in op.results:
+            if r not in available:
+                available.add(r)
+                added.append(r)
+    available.difference_update(added)
 
 
 # -- levels --------------------------------------------------------------------------------------
