@@ -18,9 +18,11 @@ RSS of the process. Parsing is not included.
 `--baseline REV` also runs every input with the `stream` and `verify` packages of git revision
 REV (unpacked with `git archive`), the two trees alternating input by input so that a change in
 load hits both alike, and prints the transform and the verification tables with REV's column next
-to the current one and their ratio (baseline / current).
+to the current one and their ratio (baseline / current). `--baseline-paths P...` makes the
+baseline HEAD's packages with only the files P from REV: one change measured by itself while
+others land elsewhere.
 
-    python bench/bench_pipeline.py --sizes 1000 10000 --repeat 3 [--baseline REV]
+    python bench/bench_pipeline.py --sizes 1000 10000 --repeat 3 [--baseline REV [--baseline-paths P...]]
 """
 
 from __future__ import annotations
@@ -126,14 +128,18 @@ def child(source: str, repeat: int, tree: Path | None = None) -> dict[str, objec
     return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def export_tree(rev: str, into: Path) -> Path:
-    """The `stream` and `verify` packages of git revision `rev`, unpacked under `into`."""
-    archive = into / "tree.tar"
-    with archive.open("wb") as f:
-        subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev, "stream", "verify"], stdout=f, check=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(into / "tree", filter="data")
-    return into / "tree"
+def export_tree(rev: str, into: Path, only: list[str] | None = None) -> Path:
+    """The `stream` and `verify` packages of git revision `rev`, unpacked under `into`; with
+    `only`, those of HEAD with just the files `only` taken from `rev` (to measure one change
+    against a HEAD that has moved on elsewhere)."""
+    tree = into / "tree"
+    for which, paths in ((rev, ["stream", "verify"]),) if only is None else (("HEAD", ["stream", "verify"]), (rev, only)):
+        archive = into / "tree.tar"
+        with archive.open("wb") as f:
+            subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", which, *paths], stdout=f, check=True)
+        with tarfile.open(archive) as tar:
+            tar.extractall(tree, filter="data")
+    return tree
 
 
 def table(results: list[tuple[str, dict[str, object]]]) -> list[str]:
@@ -182,6 +188,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[1000, 10000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", metavar="REV", help="also run every input with the stream and verify packages of this git revision")
+    parser.add_argument("--baseline-paths", metavar="PATH", nargs="+", help="with --baseline: HEAD's packages with only these files from REV")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--tree", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -197,9 +204,14 @@ def main() -> None:
     inputs = [(biggest.name, str(biggest))] + [(f"{n} dispatches", f"gen:{n}") for n in args.sizes]
     if args.baseline:
         with tempfile.TemporaryDirectory() as tmp:
-            tree = export_tree(args.baseline, Path(tmp))
+            tree = export_tree(args.baseline, Path(tmp), args.baseline_paths)
             pairs = [(label, child(source, args.repeat, tree), child(source, args.repeat)) for label, source in inputs]
-        print("\n".join(side_by_side(pairs, args.baseline)))
+        name = args.baseline
+        if args.baseline_paths:
+            head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+            print(f"base: HEAD ({head}) with {', '.join(args.baseline_paths)} from {args.baseline}")
+            name = "base"
+        print("\n".join(side_by_side(pairs, name)))
     else:
         print("\n".join(table([(label, child(source, args.repeat)) for label, source in inputs])))
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
