@@ -108,10 +108,6 @@ def _is_timepoint(v: Value) -> bool:
 Spans = list[int]
 
 
-def _contains(spans: Spans, x: int) -> bool:
-    return bisect_right(spans, x) & 1 == 1
-
-
 def _union(a: Spans, b: Spans) -> Spans:
     if not b or a is b:
         return a
@@ -215,19 +211,31 @@ class TimepointCoverage:
         their original order, without duplicates and immediates: awaiting exactly these waits
         for everything awaiting all candidates would."""
         unique = [t for t in dict.fromkeys(candidates) if t not in self.immediate]
+        n = len(unique)
         lists = [self._spans(t) for t in unique]  # timepoints from outside the block get a number
         numbers = [self.number[t] for t in unique]
-        if len(unique) <= 4:
-            covered = [any(j != i and _contains(lists[j], x) for j in range(len(unique))) for i, x in enumerate(numbers)]
+        if n <= 12:  # the common case (a few waits): ask each pair
+            covered = [False] * n
+            for i, x in enumerate(numbers):
+                for j, spans in enumerate(lists):
+                    if j != i and bisect_right(spans, x) & 1:
+                        covered[i] = True
+                        break
         else:
             # Every candidate's own list holds its number once, so a candidate is covered by
             # another one exactly when two or more lists hold its number. Counting by sorted
             # interval bounds decides all of them in one sort (pairwise was quadratic for the
             # final await of long programs).
-            starts = sorted(s for spans in lists for s in spans[0::2])
-            ends = sorted(e for spans in lists for e in spans[1::2])
+            starts: list[int] = []
+            ends: list[int] = []
+            for spans in lists:
+                starts += spans[0::2]
+                ends += spans[1::2]
+            starts.sort()
+            ends.sort()
             covered = [bisect_right(starts, x) - bisect_right(ends, x) >= 2 for x in numbers]
-        return [t for t, c in zip(unique, covered) if not c and not (position is not None and self.host_covered(position, t))]
+        host = self._host_at(position) if position is not None and self._host_positions else None
+        return [t for t, c, x in zip(unique, covered, numbers) if not c and not (host and bisect_right(host, x) & 1)]
 
     # -- helpers -------------------------------------------------------------------------------
     def _host_at(self, position: int) -> Spans:
@@ -236,6 +244,7 @@ class TimepointCoverage:
         return self._host_spans[i - 1] if i else []
 
     def _spans(self, v: Value) -> Spans:
+        """`cov(v)` (numbering a timepoint from outside the block first)."""
         found = self.spans.get(v)
         if found is None:
             # A timepoint from outside the block (an argument of nothing we saw): it covers
