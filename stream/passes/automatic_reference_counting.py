@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from stream.analysis.liveness import AllocationUses, allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
-from stream.ir.core import Module, Op, Value
+from stream.ir.core import Location, Module, Op, Value
 from stream.ir.spec import view
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
@@ -96,7 +96,7 @@ def _count_function(f: Function) -> Function:
             else:
                 ops.append(new)
         for plan in by_position.get(position, ()):
-            await_tp = _join(plan.awaits, ops, frees.joins)
+            await_tp = _join(plan.awaits, ops, frees.joins, op.location)
             alloca = view(plan.uses.alloca)
             dealloca = build(
                 "stream.resource.dealloca",
@@ -153,21 +153,21 @@ class _Frees:
         for v in operands:
             tds = self.behind(frozenset((v,)), position)
             if tds and v not in mapping:
-                mapping[v] = _join(tds, new_joins, self.joins)  # type: ignore[assignment]
+                mapping[v] = _join(tds, new_joins, self.joins, op.location)  # type: ignore[assignment]
         operands = list(dict.fromkeys(mapping.get(v, v) for v in operands)) if is_join else [mapping.get(v, v) for v in operands]
         if operands == list(op.operands):
             return [op]
         return [*new_joins, op.replace(operands=tuple(operands))]
 
 
-def _join(timepoints: tuple[Value, ...], ops: list[Op], joins: dict[tuple[Value, ...], Value]) -> Value | None:
+def _join(timepoints: tuple[Value, ...], ops: list[Op], joins: dict[tuple[Value, ...], Value], location: Location) -> Value | None:
     if not timepoints:
         return None
     if len(timepoints) == 1:
         return timepoints[0]
     found = joins.get(timepoints)
     if found is None:
-        join = build("stream.timepoint.join", {"await_timepoints": timepoints}, {"result_timepoint": TIMEPOINT})
+        join = build("stream.timepoint.join", {"await_timepoints": timepoints}, {"result_timepoint": TIMEPOINT}, location=location)
         ops.append(join)
         found = joins[timepoints] = join.results[0]
     return found

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
-from stream.ir.core import Block, Module, Op, Value
+from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
@@ -108,8 +108,9 @@ class _Round:
     def roots(self, t: Value, position: int) -> list[Value]:
         return self.coverage.roots(self.flatten(t), position)
 
-    def join_of(self, roots: list[Value], old: Value) -> Value | None:
-        """`old` when it already waits for exactly `roots`, else a value that does."""
+    def join_of(self, roots: list[Value], old: Value, location: Location) -> Value | None:
+        """`old` when it already waits for exactly `roots`, else a value that does (a new join
+        at `location`, the op it is made for)."""
         if not roots:
             return None
         if len(roots) == 1:
@@ -117,7 +118,7 @@ class _Round:
         old_join = self.joins.get(old)
         if old_join is not None and list(old_join.operands) == roots:
             return self.mapping.get(old, old)
-        join = build("stream.timepoint.join", {"await_timepoints": tuple(roots)}, {"result_timepoint": TIMEPOINT})
+        join = build("stream.timepoint.join", {"await_timepoints": tuple(roots)}, {"result_timepoint": TIMEPOINT}, location=location)
         self.ops.append(join)
         return join.results[0]
 
@@ -129,7 +130,7 @@ def _holder(r: _Round, op: Op, position: int) -> None:
     new = remap_op(op, r.mapping)
     if group:
         old = group[0]
-        await_tp = r.join_of(r.roots(old, position), old)
+        await_tp = r.join_of(r.roots(old, position), old, op.location)
         if await_tp is not old:
             new = with_await(new, await_tp)
     r.ops.append(new)
@@ -142,13 +143,13 @@ def _join(r: _Round, op: Op, position: int) -> None:
         r.ops.append(remap_op(op, r.mapping))
         return
     if not roots:
-        immediate = build("stream.timepoint.immediate", results={"result_timepoint": TIMEPOINT})
+        immediate = build("stream.timepoint.immediate", results={"result_timepoint": TIMEPOINT}, location=op.location)
         r.ops.append(immediate)
         r.mapping[result] = immediate.results[0]
     elif len(roots) == 1:
         r.mapping[result] = roots[0]
     else:
-        r.mapping[result] = r.join_of(roots, result)  # type: ignore[assignment]
+        r.mapping[result] = r.join_of(roots, result, op.location)  # type: ignore[assignment]
 
 
 def _host_await(r: _Round, op: Op, position: int) -> None:
@@ -165,7 +166,7 @@ def _host_await(r: _Round, op: Op, position: int) -> None:
             r.mapping[result] = r.mapping.get(operand, operand)
         return
     new = remap_op(op, r.mapping)
-    await_tp = r.join_of(roots, old)
+    await_tp = r.join_of(roots, old, op.location)
     if await_tp is not old:
         new = with_await(new, await_tp)
     r.ops.append(new)
