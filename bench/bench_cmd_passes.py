@@ -11,7 +11,7 @@ devices, each a chain of D dispatches through region-local values, region i wait
 i-1 of the same device and reading its result. Median of `--repeat` runs and the peak of Python
 allocations (tracemalloc) per pass.
 
-    /work/venv/bin/python bench/bench_cmd_passes.py [--sizes 100,1000,10000] [--repeat 3]
+    python bench/bench_cmd_passes.py [--sizes 100,1000,10000] [--repeat 3]
 """
 
 from __future__ import annotations
