@@ -20,11 +20,11 @@ the passes' coverage analysis and of the verifier.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from timeline_check import HappensBefore, check_no_redundant_wait
+from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from stream.ir.attributes import UnitAttr
@@ -32,21 +32,13 @@ from stream.ir.core import Module, Op, Value
 from stream.ir.spec import spec_of, view
 from stream.ir.walk import functions
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
-from stream.passes.pass_manager import _VERIFY_HOOK
 from verify.api import verify_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = {"b_diamond": "diamond", "d_inplace": "inplace", "f_multidevice": "multidevice", "i_multidevice_overlap": "overlap"}
 
 
-@pytest.fixture(autouse=True)
-def verifier() -> Iterator[None]:
-    from verify.hook import install
-
-    saved = _VERIFY_HOOK[0]
-    install()
-    yield
-    _VERIFY_HOOK[0] = saved
+pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def compiled(example: str) -> Module:

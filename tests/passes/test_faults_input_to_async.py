@@ -3,9 +3,8 @@ must be rejected by the pipeline with verification, with the right class, naming
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
+from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from stream.passes import PassVerificationError, parse_pipeline, run_pipeline
@@ -18,15 +17,7 @@ from stream.passes import refine_usage as refine
 PIPELINE = "convert-to-stream,encode-tensors,materialize-copy-on-write,elide-async-copies,refine-usage"
 
 
-@pytest.fixture(autouse=True)
-def verifier() -> Iterator[None]:
-    from stream.passes.pass_manager import _VERIFY_HOOK
-    from verify.hook import install
-
-    saved = _VERIFY_HOOK[0]
-    install()
-    yield
-    _VERIFY_HOOK[0] = saved
+pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def rejected(text: str) -> PassVerificationError:

@@ -12,16 +12,15 @@ must also leave its input module untouched (passes are pure `Module -> Module`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from runtime.api import run_module
 from runtime.reference import run_reference
 from stream.passes import DEFAULT_PIPELINE, PASSES, parse_pipeline, run_pipeline
-from stream.passes.pass_manager import _VERIFY_HOOK
 
 EVERY_OP = """
 func.func @main(%n: index, %x: tensor<?x4xf32>, %t: tensor<8x4xf32> {iree.abi.consume}, %w: tensor<4x4xf32>, %i: index)
@@ -77,14 +76,7 @@ INPUT_OPS = (
 )
 
 
-@pytest.fixture(autouse=True)
-def verifier() -> Iterator[None]:
-    from verify.hook import install
-
-    saved = _VERIFY_HOOK[0]
-    install()
-    yield
-    _VERIFY_HOOK[0] = saved
+pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def _args(seed: int) -> list[object]:
