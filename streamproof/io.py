@@ -9,13 +9,14 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from stream.ir.core import Location, Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.parser import parse_module, split_input_file
 
-__all__ = ["read_source", "parse_inputs", "write_output", "Chunk"]
+__all__ = ["read_source", "parse_inputs", "write_output", "overwritten_input", "Chunk"]
 
 
 def read_source(path: str) -> tuple[str, str]:
@@ -67,3 +68,21 @@ def write_output(path: str | None, text: str) -> None:
         except OSError:
             pass
         raise
+
+
+def overwritten_input(output: str | None, inputs: Iterable[str | None]) -> str | None:
+    """The input path that writing `output` would clobber (same file, however spelled), if any.
+
+    A command must never replace a file the user gave it to read: `compile x.mlir -o x.mlir` would
+    lose the source the moment the compiled text is written.
+    """
+    if not output or output == "-" or not os.path.exists(output):
+        return None
+    for path in inputs:
+        if path and path != "-":
+            try:
+                if os.path.samefile(output, path):
+                    return path
+            except OSError:
+                continue
+    return None

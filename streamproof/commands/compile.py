@@ -24,7 +24,7 @@ from typing import Any
 
 from stream.ir.core import Module
 from stream.ir.printer import print_module
-from streamproof.io import parse_inputs, write_output
+from streamproof.io import overwritten_input, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
@@ -71,7 +71,10 @@ def main(args: argparse.Namespace) -> int:
     from verify.discharge import DEFAULT_RLIMIT
 
     if args.rlimit is not None and args.rlimit <= 0:
-        raise UsageError("streamproof compile: --rlimit must be a positive integer")
+        raise UsageError("streamproof compile: error: --rlimit must be a positive integer")
+    for flag, path in (("-o", args.output), ("--trace-counterexample", args.trace_counterexample)):
+        if (clobbered := overwritten_input(path, [args.input])) is not None:
+            raise UsageError(f"streamproof compile: error: {flag} {path} is the input file {clobbered}; refusing to overwrite it")
     chunks = parse_inputs(args.input, args.split_input_file)
     dump_after = set(args.print_ir_after)
 
@@ -89,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
                 rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, filename=chunk.name, after_pass=after_pass,
             ))
         except PipelineError as e:
-            raise UsageError(f"streamproof compile: {e}") from None
+            raise UsageError(f"streamproof compile: error: {e}") from None
         except CompileError as e:
             failure = e
             results.append(e.result)

@@ -35,10 +35,10 @@ def main(args: argparse.Namespace) -> int:
     paths = [Path(p) for p in args.paths] or [default_root()]
     for p in paths:
         if not p.exists():
-            raise UsageError(f"streamproof prove: no such file or directory: {p}")
+            raise UsageError(f"streamproof prove: error: no such file or directory: {p}")
     modes = ("pruned", "full") if args.smt == "both" else (args.smt,)
     report = run(paths, modes)
     sys.stdout.write(report.text(verbose=not args.quiet) + "\n")
     if not report.lemmas and not report.programs:
-        raise UsageError(f"streamproof prove: no lemmas or corpus programs under {', '.join(map(str, paths))}")
+        raise UsageError(f"streamproof prove: error: no lemmas or corpus programs under {', '.join(map(str, paths))}")
     return EXIT_OK if report.ok else EXIT_VIOLATION

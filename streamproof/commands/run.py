@@ -31,6 +31,7 @@ proof; 2 bad input or usage; 3 internal error.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ import numpy as np
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.verifier import verify_structure
-from streamproof.io import parse_inputs
+from streamproof.io import overwritten_input, parse_inputs
 
 HELP = __doc__ or ""
 
@@ -230,6 +231,14 @@ def _check_writable(args: argparse.Namespace) -> None:
     """Refuse unwritable --trace / --output-dir paths before running anything."""
     from streamproof.cli import UsageError
 
+    inputs = [args.input, args.reference, *args.kernels, *(v.partition("@")[2] for v in args.inputs if "@" in v)]
+    if (clobbered := overwritten_input(args.trace, inputs)) is not None:
+        raise UsageError(f"streamproof run: error: --trace {args.trace} is the input file {clobbered}; refusing to overwrite it")
+    if args.output_dir:
+        for path in inputs:
+            if path and path != "-" and re.fullmatch(r"result\d+\.npy", Path(path).name) \
+                    and Path(path).resolve().parent == Path(args.output_dir).resolve():
+                raise UsageError(f"streamproof run: error: --output-dir {args.output_dir} would overwrite the input {path}")
     if args.trace and not Path(args.trace).resolve().parent.is_dir():
         raise UsageError(f"streamproof run: error: --trace {args.trace}: no such directory {Path(args.trace).parent}")
     if args.output_dir:

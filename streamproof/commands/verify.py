@@ -27,7 +27,7 @@ from typing import Any
 
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
-from streamproof.io import parse_inputs, write_output
+from streamproof.io import overwritten_input, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
@@ -108,6 +108,8 @@ def _check_output_paths(args: argparse.Namespace, usage_error: type[Exception]) 
         if not os.access(args.smt_dump, os.W_OK):
             raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: not a writable directory")
     trace = args.trace_counterexample
+    if (clobbered := overwritten_input(trace, [args.input, args.refines])) is not None:
+        raise usage_error(f"streamproof verify: error: --trace-counterexample {trace} is the input file {clobbered}; refusing to overwrite it")
     if trace and trace != "-":
         parent = os.path.dirname(os.path.abspath(trace))
         if not os.path.isdir(parent):

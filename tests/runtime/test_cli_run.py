@@ -45,6 +45,19 @@ def test_index_inputs_and_output_dir(capsys: pytest.CaptureFixture[str], tmp_pat
     np.testing.assert_allclose(saved, np.full((3, 8), 1 / 8, np.float32))
 
 
+def test_outputs_never_overwrite_inputs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    program = tmp_path / "dynamic.mlir"
+    program.write_text((PROGRAMS / "dynamic.mlir").read_text())
+    x = np.zeros((3, 8), np.float32)
+    np.save(tmp_path / "result0.npy", x)
+    code, _, err = run(capsys, str(program), "--input", f"@{tmp_path / 'result0.npy'}", "--input", "3", "--trace", str(program))
+    assert code == 2 and "--trace" in err and "refusing to overwrite it" in err
+    code, _, err = run(capsys, str(program), "--input", f"@{tmp_path / 'result0.npy'}", "--input", "3", "--output-dir", str(tmp_path))
+    assert code == 2 and "would overwrite the input" in err
+    assert program.read_text() == (PROGRAMS / "dynamic.mlir").read_text()
+    np.testing.assert_array_equal(np.load(tmp_path / "result0.npy"), x)
+
+
 def test_iree_stage_with_kernels_file_and_trace(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     trace = tmp_path / "t.json"
     code, out, err = run(capsys, str(DATA / "b_diamond" / "10_elide_timepoints.mlir"), "--kernels", str(KERNELS),

@@ -134,7 +134,8 @@ def test_prove_reports_surprises(tmp_path: Path, capsys: pytest.CaptureFixture[s
     lemma.write_text((ROOT / "proofs/lemmas/select_union_refuted.py").read_text().replace(', expect="refuted"', ""))
     code, out, _ = run(["prove", str(lemma.parent)], capsys)
     assert code == 1 and "FAIL lemma select-union: refuted (expected proved)" in out and "counterexample" in out
-    assert run(["prove", str(tmp_path / "nothing")], capsys)[0] == 2
+    code, _, err = run(["prove", str(tmp_path / "nothing")], capsys)
+    assert code == 2 and err.startswith("streamproof prove: error: no such file or directory")
 
 
 def _bad_inputs(tmp: Path) -> dict[str, list[str]]:

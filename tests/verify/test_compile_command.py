@@ -108,4 +108,18 @@ def test_cli_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compile", str(MLP), "--rlimit", "0"]) == 2
     assert main(["compile", str(MLP), "--pass-pipeline=no-such-pass"]) == 2
     err = capsys.readouterr().err
-    assert "--rlimit must be a positive integer" in err and "unknown pass 'no-such-pass'" in err
+    assert "compile: error: --rlimit must be a positive integer" in err and "compile: error: unknown pass 'no-such-pass'" in err
+
+
+def test_cli_never_overwrites_its_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "mlp.mlir"
+    source.write_text(MLP.read_text())
+    alias = tmp_path / "sub" / ".." / "mlp.mlir"  # the same file spelled another way
+    (tmp_path / "sub").mkdir()
+    assert main(["compile", str(source), "-o", str(alias)]) == 2
+    assert main(["compile", str(source), "-o", str(tmp_path / "out.mlir"), "--trace-counterexample", str(source)]) == 2
+    assert main(["verify", str(source), "--trace-counterexample", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("refusing to overwrite it") == 3 and all(line.startswith("streamproof") for line in err.splitlines())
+    assert source.read_text() == MLP.read_text() and not (tmp_path / "out.mlir").exists()
+    assert main(["compile", str(source), "-o", str(tmp_path / "out.mlir")]) == 0  # another file is fine
