@@ -10,6 +10,7 @@ def load_all() -> None:
         builtin,
         directives,
         flow,
+        region_directives,
         stream_async,
         stream_cmd,
         stream_resource,
