@@ -8,6 +8,7 @@ Unknown dialect types and attributes (`!hal.buffer_view`, `#hal.executable.targe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from stream.ir.attributes import (
     AffinityAttr,
@@ -69,6 +70,15 @@ _RESOURCE_TYPES = {text: ResourceType(lt) for text, lt in _LIFETIMES.items()}
 # form), in one match; other spellings take the token path.
 _INT_ARRAY = re.compile(r"<(?:(index)|(s|u)?i([1-9]\d*))(?:: (-?\d+(?:, -?\d+)*))?>")
 
+# The generic form spells the same function type and the same property values on thousands of
+# lines. Types and attributes are immutable values, so the text of a simple one (no string, no
+# nested bracket) is parsed once per module and looked up after that. What follows the text is
+# fixed by the pattern (a line break or `loc(` after a function type; `,` or `}` after an
+# attribute value), and a value is only remembered when parsing it consumed exactly that text
+# and peeked no further: the same text then always parses to the same value.
+_SIMPLE_FUNCTION_TYPE = re.compile(r'[ \t]*(\([^()"\n]*\)[ \t]*->[ \t]*(?:\([^()"\n]*\)|[^\s(),{}"]+))(?=[ \t]*(?:\n|loc\(|\Z))')
+_SIMPLE_ENTRY_VALUE = re.compile(r'[ \t]*((?:[^,{}\[\]<>"\s]|[ \t]+(?=[^,}\s])|\[[^\[\]{}"]*\]|<[^<>{}"]*>)+)(?=[ \t]*[,}])')
+
 
 def int_literal(text: str) -> int:
     """An MLIR integer literal: decimal (leading zeros allowed) or `0x` hex."""
@@ -105,6 +115,8 @@ class AttrParser:
     lexer: Lexer
     attr_aliases: dict[str, Attribute]
     type_aliases: dict[str, Type]
+    _type_memo: dict[str, object]
+    _attr_memo: dict[str, object]
 
     # -- small helpers shared with the op parser ------------------------------------------
     def error(self, message: str, tok: Token | None = None) -> DiagnosticError:
@@ -140,6 +152,29 @@ class AttrParser:
         end = self.lexer.scan_balanced(start, self.lexer.text[start], pairs[self.lexer.text[start]])
         self.lexer.reset(end)
         return self.lexer.text[start:end]
+
+    # -- memoized spellings -------------------------------------------------------------------
+    def _memoized(self, pattern: re.Pattern[str], cache: dict[str, object], parse: Callable[[], object]) -> object:
+        """`parse()`, or the value the same text gave before. Remembered only when `parse()`
+        consumed exactly the text `pattern` matched, with no token peeked beyond it."""
+        lexer = self.lexer
+        if lexer._peeked is not None:
+            lexer.reset(lexer._peeked.pos)  # un-peek, so that the text itself can be matched
+        m = pattern.match(lexer.text, lexer.pos)
+        if m is None:
+            return parse()
+        key = m.group(1)
+        if (hit := cache.get(key)) is not None:
+            lexer.pos = m.end()
+            return hit
+        value = parse()
+        if lexer._peeked is None and lexer.pos == m.end():
+            cache[key] = value
+        return value
+
+    def parse_function_type(self) -> Type:
+        """`(inputs) -> results` (or any type: the caller checks), memoized by its text."""
+        return self._memoized(_SIMPLE_FUNCTION_TYPE, self._type_memo, self.parse_type)  # type: ignore[return-value]
 
     # -- types -------------------------------------------------------------------------------
     def parse_type(self) -> Type:
@@ -314,6 +349,9 @@ class AttrParser:
             parts.append(_symbol_text(nxt.text))
         return SymbolRefAttr(parts[0], tuple(parts[1:]))
 
+    def _parse_entry_value(self) -> Attribute:
+        return self._memoized(_SIMPLE_ENTRY_VALUE, self._attr_memo, lambda: self.parse_attribute(typed_opaque=True))  # type: ignore[return-value]
+
     def parse_attr_dict_body(self) -> dict[str, Attribute]:
         """`{name = attr, unit_name, "quoted" = attr}` (the opening brace is next)."""
         self.expect("{")
@@ -330,7 +368,7 @@ class AttrParser:
                 raise self.error(f"expected an attribute name, found '{tok.text or 'end of input'}'", tok)
             if key in entries:
                 raise self.error(f"duplicate attribute '{key}'", tok)
-            entries[key] = self.parse_attribute(typed_opaque=True) if self.accept("=") else UnitAttr()
+            entries[key] = self._parse_entry_value() if self.accept("=") else UnitAttr()
             if self.accept("}"):
                 return entries
             self.expect(",", "or '}' in attribute dictionary")

@@ -68,6 +68,8 @@ class Parser(AttrParser):
         self.source = source
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Type] = {}
+        self._type_memo: dict[str, object] = {}
+        self._attr_memo: dict[str, object] = {}
         self.aliases: list[Alias] = []
         self._frames: list[_Frame] = [_Frame(isolated=True, forward={}, default_dialect="builtin")]
         self._pending_successors: dict[int, list[tuple[str, int]]] = {}
@@ -284,7 +286,7 @@ class Parser(AttrParser):
             state.attributes = self.parse_attr_dict_body()
         self.expect(":", f"and the function type of '{state.name}'")
         type_tok = self.lexer.peek()
-        ftype = self.parse_type()
+        ftype = self.parse_function_type()
         if not isinstance(ftype, FunctionType):
             raise self.error("expected a function type '(operand types) -> result types'", type_tok)
         state.operands = self.resolve_all(uses, list(ftype.inputs))
