@@ -82,7 +82,10 @@ class Diagnostic:
     source_line: str | None = None
 
     def render(self) -> str:
-        lines = [f"{self.location}: {self.severity}: {self.message}"]
+        # A whole-file problem (no such file, not UTF-8) has no line: `file: error: ...`, as
+        # MLIR tools print it, rather than a made-up `file:0:0`.
+        where = self.location.file if self.location.line <= 0 else str(self.location)
+        lines = [f"{where}: {self.severity}: {self.message}"]
         if self.source_line is not None and self.location.col > 0:
             lines.append(self.source_line.rstrip("\n"))
             # Keep tabs so that the caret lines up under the same character.

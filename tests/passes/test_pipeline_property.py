@@ -10,6 +10,8 @@ covers, by a naive search independent of the passes' coverage analysis.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from strategies import RandomProgram, programs
@@ -36,7 +38,7 @@ def _inputs(p: RandomProgram, seed: int) -> list[object]:
     return out
 
 
-@settings(max_examples=int(__import__("os").environ.get("PIPELINE_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(os.environ.get("PIPELINE_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(max_ops=24, devices=("dev0", "dev1", "dev2")))
 def test_random_programs_compile_with_every_pass_verified(p: RandomProgram) -> None:
     install()

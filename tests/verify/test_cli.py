@@ -199,3 +199,12 @@ def test_json_of_several_chunks_follows_the_reports_schema(monkeypatch: pytest.M
     payload["reports"][1].pop("violations")
     with pytest.raises(SchemaError):
         validate(payload, REPORTS_SCHEMA)
+
+
+def test_whole_file_errors_name_the_file_without_a_made_up_position(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "missing.mlir"
+    latin1 = tmp_path / "latin1.mlir"
+    latin1.write_bytes(b"// caf\xe9\n")
+    for path, message in ((missing, "no such file"), (latin1, "not UTF-8 text"), (tmp_path, "is a directory")):
+        code, _, err = run(["verify", str(path)], capsys)
+        assert code == 2 and err.startswith(f"{path}: error: {message}"), err
