@@ -47,6 +47,19 @@ def _subcommands() -> dict[str, tuple[str, Callable[[argparse.ArgumentParser], N
     }
 
 
+def _version() -> str:
+    """`streamproof X (z3 Y, numpy Z)`: what a bug report needs, from the installed metadata."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(dist: str) -> str:
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "not installed"
+
+    return f"streamproof {of('streamproof')} (z3-solver {of('z3-solver')}, numpy {of('numpy')})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="streamproof",
@@ -56,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'streamproof COMMAND -h' for a command's options and examples.\n"
         "Exit codes: 0 ok/proved, 1 property failed, 2 bad input, 3 unknown/limit/internal error.",
     )
+    parser.add_argument("--version", action="version", version=_version(), help="print the versions of streamproof, z3 and numpy")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (help_text, add_arguments, run) in _subcommands().items():
         doc = help_text.strip().splitlines()

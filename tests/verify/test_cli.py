@@ -75,6 +75,18 @@ def test_help_shows_examples() -> None:
     assert proc.returncode == 0 and "examples:" in proc.stdout
 
 
+def test_version_names_streamproof_z3_and_numpy() -> None:
+    from importlib.metadata import version
+
+    import numpy
+    import z3
+
+    proc = subprocess.run([sys.executable, "-m", "streamproof", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"streamproof {version('streamproof')} (z3-solver {version('z3-solver')}, numpy {numpy.__version__})"
+    assert z3.get_version_string() in proc.stdout
+
+
 def test_json_report_and_trace_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trace = tmp_path / "race.json"
     code, out, _ = run(["verify", str(CORPUS / "cmd_concurrent_raw.mlir"), "--report=json", "--trace-counterexample", str(trace)], capsys)
