@@ -32,6 +32,7 @@ from verify.symbolic import Expr
 __all__ = ["Verdict", "Decider", "Stats", "DEFAULT_RLIMIT"]
 
 DEFAULT_RLIMIT = 20_000_000
+_MAX_SOLVERS = 64  # incremental solvers kept per function, one per closure of facts
 
 
 @dataclass(slots=True)
@@ -80,6 +81,7 @@ class Decider:
         self.stats = Stats()
         self._cache: dict[object, Verdict] = {}
         self._times: list[z3.ArithRef] | None = None
+        self._solvers: dict[tuple[frozenset[int], tuple[int, ...]], z3.Solver] = {}
 
     # -- entry point ----------------------------------------------------------------------------
     def decide(self, ob: Obligation) -> Verdict:
@@ -201,11 +203,43 @@ class Decider:
 
     # -- Z3 ---------------------------------------------------------------------------------------
     def _solve(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr]) -> Verdict:
-        assumptions, nonlinear = self.model.symbols.assumptions(exprs)
-        solver = z3.Solver()
-        solver.set("rlimit", self.rlimit)
-        solver.add(*assumptions, *parts)
         self.stats.z3_queries += 1
+        symbols = self.model.symbols
+        atoms, facts = symbols.closure(exprs)
+        shared = self._solvers.get((atoms, facts))
+        if shared is None:
+            assumptions, nonlinear = symbols.closure_assumptions(atoms, facts)
+            if nonlinear:  # Z3's incremental core is weaker on nonlinear arithmetic: a fresh solver
+                return self._check(ob, self._fresh(assumptions), parts, exprs, nonlinear)
+            shared = self._remember((atoms, facts), self._fresh(assumptions))
+        # The query in a push/pop scope on top of its closure's facts; if the incremental core
+        # gives up, the same question goes to a fresh solver, as it did before this cache.
+        shared.push()
+        try:
+            verdict = self._check(ob, shared, parts, exprs, False)
+        finally:
+            shared.pop()
+        if verdict.status != "unknown":
+            return verdict
+        return self._check(ob, self._fresh(symbols.closure_assumptions(atoms, facts)[0]), parts, exprs, False)
+
+    def _fresh(self, assumptions: list[z3.BoolRef]) -> z3.Solver:
+        solver = z3.Solver()
+        solver.set("rlimit", self.rlimit)  # per `check`, also on a solver that answers many
+        solver.add(*assumptions)
+        return solver
+
+    def _remember(self, key: tuple[frozenset[int], tuple[int, ...]], solver: z3.Solver) -> z3.Solver:
+        """Keep an incremental solver per closure of linear facts: the queries about one program
+        share a few closures (every range of one pack depends on all of its layout facts, often
+        hundreds), so the facts are asserted once instead of once per query."""
+        if len(self._solvers) >= _MAX_SOLVERS:
+            self._solvers.pop(next(iter(self._solvers)))  # the oldest closure
+        self._solvers[key] = solver
+        return solver
+
+    def _check(self, ob: Obligation, solver: z3.Solver, parts: list[z3.BoolRef], exprs: list[Expr], nonlinear: bool) -> Verdict:
+        solver.add(*parts)
         if self.dump_dir is not None:
             self._dump(ob, solver, nonlinear)
         result = solver.check()

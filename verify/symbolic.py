@@ -262,7 +262,10 @@ class Symbols:
 
     def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[BoolRef], bool]:
         """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
-        atoms, facts = self.closure(exprs)
+        return self.closure_assumptions(*self.closure(exprs))
+
+    def closure_assumptions(self, atoms: frozenset[int], facts: tuple[int, ...]) -> tuple[list[BoolRef], bool]:
+        """The constraints of one closure (see `closure`), and whether any is nonlinear."""
         out: list[BoolRef] = [self.var(a) >= 0 for a in sorted(atoms)]
         nonlinear = False
         for fi in facts:

@@ -200,14 +200,12 @@ class Facts:
         d = self.ints.sub(b, a)
         if type(d) is int and type(n) is int and type(m) is int:
             return d >= n or -d >= m  # type: ignore[operator]  # the offsets differ by a constant
-        left = self.le(self.ints.add(a, n), b)
-        if left is True:
+        # One order syntactically: no solver needed. Otherwise ask Z3 for the disjunction itself
+        # (it holds whenever one order does, and pack slices are apart only as a disjunction):
+        # at most two queries per pair instead of up to six, one pair per earlier write that a
+        # read is resolved against.
+        if self._fast_sign(self.ints.sub(b, self.ints.add(a, n))) or self._fast_sign(self.ints.sub(a, self.ints.add(b, m))):
             return True
-        right = self.le(self.ints.add(b, m), a)
-        if right is True:
-            return True
-        # Neither order holds everywhere, yet the ranges may still be apart everywhere (pack
-        # slices are disjoint as a disjunction): ask Z3 for the disjunction itself.
         za, zn, zb, zm = (self.ints.to_z3(x) for x in (a, n, b, m))
         apart = z3.Or(za + zn <= zb, zb + zm <= za)
         return self._decide(("disjoint", a, n, b, m), apart, z3.Not(apart))
