@@ -60,7 +60,7 @@ class Stats:
 
 def cond_z3(model: FunctionModel, cond: Cond) -> z3.BoolRef:
     s = model.symbols
-    return z3.Or(*[z3.And(*[s.z3(e) > 0 for e in conj]) for conj in cond]) if cond else z3.BoolVal(False)
+    return z3.Or(*[z3.And(*[s.z3(e) > 0 for e in conj]) for conj in cond]) if cond else z3.BoolVal(False, s.ctx)
 
 
 def cond_exprs(cond: Cond) -> list[Expr]:
@@ -160,7 +160,7 @@ class Decider:
     # -- full mode ------------------------------------------------------------------------------
     def times(self) -> list[z3.ArithRef]:
         if self._times is None:
-            self._times = [z3.Int(f"t{e}") for e in range(len(self.model.graph))]
+            self._times = [z3.Int(f"t{e}", self.model.symbols.ctx) for e in range(len(self.model.graph))]
         return self._times
 
     def edges(self, t: list[z3.ArithRef]) -> list[z3.BoolRef]:
@@ -169,7 +169,7 @@ class Decider:
 
     def unordered(self, t: list[z3.ArithRef], a: Site, b: Site) -> z3.BoolRef:
         """Some execution runs `b` before `a` is done: not `a ≺ b`."""
-        return t[b.start] < t[a.end] if b.start != a.end else z3.BoolVal(False)
+        return t[b.start] < t[a.end] if b.start != a.end else z3.BoolVal(False, self.model.symbols.ctx)
 
     def _full(self, ob: Obligation) -> Verdict:
         if ob.shape == "fact":
@@ -194,7 +194,7 @@ class Decider:
             elif ob.shape == "pack":
                 # Two executions: one runs some use of slice j no earlier than a use of slice i
                 # ends... and one the other way round: the slices are not separated in time.
-                t2 = [z3.Int(f"u{e}") for e in range(len(self.model.graph))]
+                t2 = [z3.Int(f"u{e}", self.model.symbols.ctx) for e in range(len(self.model.graph))]
                 parts.extend(self.edges(t2))
                 xs, ys = ob.groups
                 parts.append(z3.Or(*[self.unordered(t, x.site, y.site) for x in xs for y in ys]))
@@ -224,7 +224,7 @@ class Decider:
         return self._check(ob, self._fresh(symbols.closure_assumptions(atoms, facts)[0]), parts, exprs, False)
 
     def _fresh(self, assumptions: list[z3.BoolRef]) -> z3.Solver:
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=self.model.symbols.ctx)
         solver.set("rlimit", self.rlimit)  # per `check`, also on a solver that answers many
         solver.add(*assumptions)
         return solver

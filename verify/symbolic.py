@@ -160,6 +160,16 @@ class Symbols:
     _fact_keys: dict[tuple[int, ...], tuple[tuple[object, ...], dict[int, int]] | None] = field(default_factory=dict)
     # atom id -> the atoms and facts connected to it through facts (cleared when a fact is added)
     _components: dict[int, tuple[frozenset[int], tuple[int, ...]]] = field(default_factory=dict)
+    _ctx: z3.Context | None = None
+
+    @property
+    def ctx(self) -> z3.Context:
+        """The Z3 context of this function's formulas, made on first use. Z3 keeps state per
+        context: in the process-wide one, checks slowed down up to 10x once an unrelated query
+        (a counterexample's event ordering) had run in it, so each function gets its own."""
+        if self._ctx is None:
+            self._ctx = z3.Context()
+        return self._ctx
 
     # -- building ---------------------------------------------------------------------------
     def fresh(self, kind: str, value: Value | None = None, location: Location | None = None, label: str = "") -> Expr:
@@ -212,14 +222,14 @@ class Symbols:
     def var(self, atom_id: int) -> z3.ArithRef:
         atom = self.atoms[atom_id]
         if atom.var is None:
-            atom.var = z3.Int(f"a{atom.id}_{atom.kind}")
+            atom.var = z3.Int(f"a{atom.id}_{atom.kind}", self.ctx)
         return atom.var
 
     def z3(self, e: Expr) -> z3.ArithRef:
-        parts: list[z3.ArithRef] = [z3.IntVal(e.const)] if e.const or not e.terms else []
+        parts: list[z3.ArithRef] = [z3.IntVal(e.const, self.ctx)] if e.const or not e.terms else []
         for a, k in e.terms:
             v = self.var(a)
-            parts.append(v if k == 1 else z3.IntVal(k) * v)
+            parts.append(v if k == 1 else z3.IntVal(k, self.ctx) * v)
         return parts[0] if len(parts) == 1 else z3.Sum(*parts)
 
     def closure(self, exprs: Iterable[Expr]) -> tuple[frozenset[int], tuple[int, ...]]:

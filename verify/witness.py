@@ -79,8 +79,9 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     after_keys = _descendants(g, keys, both)
     common = {e for e in (anc_a & anc_b) if e not in after_keys and e not in keys} if side_b else {e for e in anc_a if e not in after_keys and e not in keys}
     window = [e for e in both if e not in common]
-    t = {e: z3.Int(f"w{e}") for e in window}
-    solver = z3.Solver()
+    ctx = model.symbols.ctx
+    t = {e: z3.Int(f"w{e}", ctx) for e in window}
+    solver = z3.Solver(ctx=ctx)
     solver.set("rlimit", rlimit)
     for u, v in zip(g.src, g.dst):
         if u in t and v in t:

@@ -45,7 +45,7 @@ def test_evaluators_and_their_facts() -> None:
     assert s.expr(ops["k"]).value == 6
     d, p, q, r = (s.expr(ops[k]) for k in "dpqr")
     # Each fact pins its atom: d = a + 64 - b >= 0, p = a*b, 3q <= a < 3q + 3, r < 64.
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=s.ctx)  # the function's own Z3 context
     facts, nonlinear = s.assumptions([d, p, q, r])
     assert nonlinear  # the product of two unknowns
     solver.add(*facts)
@@ -80,7 +80,7 @@ def test_pack_contract_separates_live_slices_only() -> None:
     n = s.expr(func.arguments[0])
 
     def can(*constraints: z3.BoolRef) -> bool:
-        solver = z3.Solver()
+        solver = z3.Solver(ctx=s.ctx)
         solver.add(*s.assumptions([total, o0, o1, o2, n])[0], *constraints)
         return solver.check() == z3.sat
 

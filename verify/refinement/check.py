@@ -174,13 +174,14 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
         ))
         return
     pending: list[list[z3.BoolRef]] = [[]]
+    z3_context = z3.Context()  # private to this check (see `Ints.ctx`), shared by its cases
     while pending:
         conditions = pending.pop()
         report.cases += 1
         if report.cases > max_cases:
             report.unknowns.append(Unknown(f.name, f"more than {max_cases} cases of symbolic sizes to consider", g.op.location))
             return
-        ctx = Context.create(rlimit)
+        ctx = Context.create(rlimit, z3_context)
         for c in conditions:
             ctx.facts.assume(c)
         try:
@@ -209,7 +210,7 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
 
 def _render_condition(ctx: Context, c: z3.BoolRef) -> str:
     """A case assumption in the programs' own names (`16*%row <= 0`)."""
-    pairs = [(ctx.ints.z3_sym(s), z3.Int(s.label)) for s in ctx.ints._sym_list]
+    pairs = [(ctx.ints.z3_sym(s), z3.Int(s.label, ctx.ints.ctx)) for s in ctx.ints._sym_list]
     return str(z3.substitute(z3.simplify(c), *pairs)) if pairs else str(z3.simplify(c))
 
 

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+import z3
+
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr, StringAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -105,8 +107,10 @@ class Context:
     creators: dict[str, dict[int, Op]] = field(default_factory=lambda: {"before": {}, "after": {}})
 
     @staticmethod
-    def create(rlimit: int) -> Context:
-        ints = Ints()
+    def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
+        """A fresh case. The cases of one function share `z3_context` (their split conditions
+        are formulas over the same symbols); a check that passes none gets one of its own."""
+        ints = Ints(ctx=z3_context) if z3_context is not None else Ints()
         facts = Facts(ints, rlimit)
         return Context(ints, facts, Terms(ints, facts))
 

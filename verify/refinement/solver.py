@@ -60,7 +60,7 @@ class Facts:
     last_limited: bool = False
 
     def __post_init__(self) -> None:
-        self.solver = z3.Solver()
+        self.solver = z3.Solver(ctx=self.ints.ctx)
         self.solver.set("rlimit", self.rlimit)
 
     # -- assumptions -------------------------------------------------------------------------
