@@ -329,27 +329,36 @@ def draw_ties(g: Gen, operands: list[Value], n_results: int, kind: Callable[[Val
 
 
 def multi_block_region(g: Gen) -> Region:
-    """A region of 1-3 blocks; each block but the last may branch to later blocks with
-    arguments; blocks after the first take arguments."""
+    """A region of 1-3 blocks; each block but the last branches to a later block with
+    arguments; blocks after the first take arguments. A block uses only values that dominate it:
+    its own, its dominators' (block 0 and every block all paths to it pass through) and the
+    enclosing scopes'. A block no branch reaches sees none of the others' values, as dominance
+    defines it (the well-formedness property test relies on this)."""
     n = g.count(1, 3)
     arg_types = [[g.draw(types()) for _ in range(g.count(0, 2))] for _ in range(n)]
     args = [[g.fresh(t) for t in ts] for ts in arg_types]  # type: ignore[arg-type]
+    targets = [g.count(i + 1, n - 1) for i in range(n - 1)]
+    dominators: list[set[int]] = []
+    for i in range(n):  # branches only go forward, so one pass in block order is exact
+        preds = [p for p in range(i) if targets[p] == i]
+        common = set.intersection(*(dominators[p] for p in preds)) if preds else set()
+        dominators.append(common | {i})
+    defined: list[list[Value]] = []
     blocks: list[Block] = []
     g.scopes.append(Scope([], [], isolated=g.flag(0.2)))
     g.depth += 1
     for i in range(n):
-        g.scopes[-1].values.extend(args[i])
+        inherited = [v for d in sorted(dominators[i] - {i}) for v in defined[d]]
+        g.scopes[-1].values = [*inherited, *args[i]]
         g.random_ops(hi=2)
-        if i + 1 < n:  # branch to a later block, passing its arguments
-            target = g.count(i + 1, n - 1)
-            passed = [g.value(t) for t in arg_types[target]]  # type: ignore[arg-type]
-            g.emit(Op("test.br", tuple(passed), successors=(target,)))
+        if i + 1 < n:  # branch to the chosen later block, passing its arguments
+            passed = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
+            g.emit(Op("test.br", tuple(passed), successors=(targets[i],)))
+        defined.append(g.scopes[-1].values[len(inherited):])
         blocks.append(Block(tuple(args[i]), tuple(g.scopes[-1].ops)))
         g.scopes[-1].ops = []
     g.depth -= 1
     g.scopes.pop()
-    # Later blocks may use any earlier block's values, dominated or not: the text round trip
-    # does not depend on dominance (the structural verifier checks that separately).
     return Region(tuple(blocks))
 
 
