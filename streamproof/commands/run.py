@@ -228,20 +228,21 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
 
 
 def _check_writable(args: argparse.Namespace) -> None:
-    """Refuse unwritable --trace / --output-dir paths before running anything."""
+    """Refuse --trace / --output-dir paths that are unwritable or would replace one of the
+    run's inputs, before running anything."""
     from streamproof.cli import UsageError
 
     inputs = [args.input, args.reference, *args.kernels, *(v.partition("@")[2] for v in args.inputs if "@" in v)]
     if (clobbered := overwritten_input(args.trace, inputs)) is not None:
         raise UsageError(f"streamproof run: error: --trace {args.trace} is the input file {clobbered}; refusing to overwrite it")
-    if args.output_dir:
-        for path in inputs:
-            if path and path != "-" and re.fullmatch(r"result\d+\.npy", Path(path).name) \
-                    and Path(path).resolve().parent == Path(args.output_dir).resolve():
-                raise UsageError(f"streamproof run: error: --output-dir {args.output_dir} would overwrite the input {path}")
     if args.trace and not Path(args.trace).resolve().parent.is_dir():
         raise UsageError(f"streamproof run: error: --trace {args.trace}: no such directory {Path(args.trace).parent}")
     if args.output_dir:
+        # Results are written as DIR/result<i>.npy: an input of that name in DIR would be replaced.
+        for path in inputs:
+            if path and re.fullmatch(r"result\d+\.npy", Path(path).name) \
+                    and overwritten_input(str(Path(args.output_dir) / Path(path).name), [path]) is not None:
+                raise UsageError(f"streamproof run: error: --output-dir {args.output_dir} would overwrite the input {path}")
         try:
             Path(args.output_dir).mkdir(parents=True, exist_ok=True)
         except OSError as e:
