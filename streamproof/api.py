@@ -87,8 +87,12 @@ class CompileResult:
             what = f"{len(self.passes)} passes, the result proved against the input"
         else:
             what = f"{len(reports)} passes proved"
+        # A proved pass may still flag warnings (a LEAK before automatic-reference-counting adds
+        # the frees); say so, so that the parts add up to the total.
+        warnings = sum(sum(1 for v in r.violations if v.severity == "warning") for r in reports)
+        flagged = f", {warnings} warning(s)" if warnings else ""
         return (f"{self.file}: {what}: {obligations} obligations ({reach} by reachability, {const} by constant ranges, "
-                f"{z3} by Z3), refinement checked {refined}x, in {seconds:.2f} s")
+                f"{z3} by Z3{flagged}), refinement checked {refined}x, in {seconds:.2f} s")
 
     def to_json(self) -> dict[str, Any]:
         """`--report=json` of `streamproof compile`: schema `streamproof.compile.report`,

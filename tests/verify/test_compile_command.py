@@ -123,3 +123,15 @@ def test_cli_never_overwrites_its_input(tmp_path: Path, capsys: pytest.CaptureFi
     assert err.count("refusing to overwrite it") == 3 and all(line.startswith("streamproof") for line in err.splitlines())
     assert source.read_text() == MLP.read_text() and not (tmp_path / "out.mlir").exists()
     assert main(["compile", str(source), "-o", str(tmp_path / "out.mlir")]) == 0  # another file is fine
+
+
+def test_summary_parts_add_up_to_the_obligations() -> None:
+    # diamond's schedule-allocation output has two LEAK warnings (ARC frees later): the summary
+    # counts them, so that reachability + constant ranges + Z3 + warnings = obligations.
+    import re
+
+    result = streamproof.compile((ROOT / "examples" / "diamond.mlir").read_text(), filename="diamond.mlir")
+    m = re.search(r"(\d+) obligations \((\d+) by reachability, (\d+) by constant ranges, (\d+) by Z3(?:, (\d+) warning\(s\))?\)", result.summary())
+    assert m is not None, result.summary()
+    total, *parts = (int(g or 0) for g in m.groups())
+    assert m.group(5) is not None and sum(parts) == total
