@@ -65,6 +65,11 @@ class CorpusResult:
     seconds: float = 0.0
 
     @property
+    def unreadable(self) -> bool:
+        """The program was never verified: no expectation, or it does not parse (bad input)."""
+        return not self.got
+
+    @property
     def ok(self) -> bool:
         return bool(self.got) and all(g == self.expected for g in self.got.values()) and not self.detail
 
@@ -74,6 +79,8 @@ class CorpusResult:
         if self.ok:
             return f"{mark} corpus {Path(self.path).name}: {exp}"
         got = "; ".join(f"{mode}: {' '.join(sorted(g))}" for mode, g in self.got.items())
+        if self.unreadable:
+            return f"{mark} corpus {Path(self.path).name}: {self.detail}"
         return f"{mark} corpus {Path(self.path).name}: expected {exp}, got {got}{(' ' + self.detail) if self.detail else ''}"
 
 
@@ -161,7 +168,7 @@ def check_program(path: Path, modes: Iterable[str] = ("pruned", "full")) -> Corp
     text = path.read_text()
     result = CorpusResult(str(path), expectations(text))
     if not result.expected:
-        result.detail = "(no // EXPECT: line)"
+        result.detail = "no '// EXPECT:' line (the verdicts the program must get, e.g. '// EXPECT: proved')"
         return result
     try:
         module = parse_module(text, str(path))
@@ -173,7 +180,7 @@ def check_program(path: Path, modes: Iterable[str] = ("pruned", "full")) -> Corp
                 got = got | {"UNKNOWN"}
             result.got[mode] = got
     except DiagnosticError as e:
-        result.detail = f"(bad input: {e.diagnostic.message})"
+        result.detail = f"bad input: {e.diagnostic.location}: error: {e.diagnostic.message}"
     result.seconds = time.perf_counter() - start
     return result
 

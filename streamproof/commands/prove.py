@@ -10,7 +10,7 @@ examples:
   streamproof prove proofs/lemmas/select_union_refuted.py
   streamproof prove proofs/corpus --smt=pruned -q     # only surprises and the summary
 
-exit codes: 0 everything as expected, 1 a surprise, 2 bad usage.
+exit codes: 0 everything as expected, 1 a surprise, 2 bad usage or a corpus file without an EXPECT line or that does not parse.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from streamproof.cli import EXIT_OK, EXIT_VIOLATION, UsageError
+    from streamproof.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_VIOLATION, UsageError
     from verify.prove import default_root, run
 
     paths = [Path(p) for p in args.paths] or [default_root()]
@@ -41,4 +41,6 @@ def main(args: argparse.Namespace) -> int:
     sys.stdout.write(report.text(verbose=not args.quiet) + "\n")
     if not report.lemmas and not report.programs:
         raise UsageError(f"streamproof prove: error: no lemmas or corpus programs under {', '.join(map(str, paths))}")
+    if any(r.unreadable for r in report.programs):
+        return EXIT_BAD_INPUT  # a corpus file without an expectation, or that does not parse
     return EXIT_OK if report.ok else EXIT_VIOLATION

@@ -146,6 +146,14 @@ def test_prove_reports_surprises(tmp_path: Path, capsys: pytest.CaptureFixture[s
     lemma.write_text((ROOT / "proofs/lemmas/select_union_refuted.py").read_text().replace(', expect="refuted"', ""))
     code, out, _ = run(["prove", str(lemma.parent)], capsys)
     assert code == 1 and "FAIL lemma select-union: refuted (expected proved)" in out and "counterexample" in out
+    broken = tmp_path / "broken" / "truncated.mlir"
+    broken.parent.mkdir()
+    broken.write_text(good.read_text()[: len(good.read_text()) // 2])
+    code, out, _ = run(["prove", str(broken)], capsys)
+    assert code == 2 and f"FAIL corpus truncated.mlir: bad input: {broken}:" in out and ": error: " in out
+    broken.write_text("util.func @f() {\n  util.return\n}\n")
+    code, out, _ = run(["prove", str(broken)], capsys)
+    assert code == 2 and "no '// EXPECT:' line" in out
     code, _, err = run(["prove", str(tmp_path / "nothing")], capsys)
     assert code == 2 and err.startswith("streamproof prove: error: no such file or directory")
 
