@@ -150,3 +150,13 @@ func.func @f(%x: tensor<?x4xf32>, %n: index) -> tensor<?x2xf32> {
 """
     r = check(flow, flow)
     assert r.status == "unknown" and "strided slice" in r.unknowns[0].reason
+
+
+def test_case_limit_is_per_function() -> None:
+    # Issue 9 item 10: 70 static functions take one case each; the 65th is no more undecided than
+    # the first (the limit used to count the cases of the whole module).
+    many = "".join(program(name=f"f{i}") for i in range(70))
+    r = check(many, many)
+    assert (r.status, r.cases, len(r.functions)) == ("proved", 70, 70), r.render_text()
+    # The limit still holds within one function.
+    assert check(SCATTER + many, SCATTER + many, max_cases=1).status == "unknown"

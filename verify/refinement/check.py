@@ -31,8 +31,9 @@ so two programs that differ only in what an unknown kernel would happen to compu
 reported as different: a false alarm that can be explained, never a silent miss.
 
 When a question about symbolic sizes depends on the inputs (is the scatter row 0?), the check
-splits the case and runs again under each answer, up to `max_cases` cases; a Z3 `unknown`, a
-resource limit or too many cases make the verdict unknown.
+splits the case and runs again under each answer, up to `max_cases` cases per function (the
+report's `cases` is the total); a Z3 `unknown`, a resource limit or too many cases make the
+verdict unknown.
 """
 
 from __future__ import annotations
@@ -175,10 +176,12 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
         return
     pending: list[list[z3.BoolRef]] = [[]]
     z3_context = z3.Context()  # private to this check (see `Ints.ctx`), shared by its cases
+    cases = 0  # the limit is per function: a module of many static functions is never undecided
     while pending:
         conditions = pending.pop()
         report.cases += 1
-        if report.cases > max_cases:
+        cases += 1
+        if cases > max_cases:
             report.unknowns.append(Unknown(f.name, f"more than {max_cases} cases of symbolic sizes to consider", g.op.location))
             return
         ctx = Context.create(rlimit, z3_context)
