@@ -87,7 +87,8 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
         size = fmt_expr(r.size, model, names, values)
         span = f" [{off}, {end})" if off is not None and end is not None else ""
         of = f" of {names(r.value)}" if r.value is not None else ""
-        return f"{r.what}{span} exceeds the {size} {r.unit}{of}"
+        verb = "starts before byte 0 of" if off is not None and off < 0 else "exceeds"
+        return f"{r.what}{span} {verb} the {size} {r.unit}{of}"
     if ob.value is not None and ob.first is not None and ob.second is not None:
         v = names(ob.value)
         if cls == "MISSED_WAIT" and ob.roles[1] == "fence":
