@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -35,7 +36,7 @@ from runtime.reference import run_reference
 from runtime.scheduler import Scheduler
 from runtime.semaphore import Fence
 from runtime.trace import Tracer
-from runtime.values import BufferView, InputError, ir_element_type
+from runtime.values import DEFAULT_MAX_INPUT_BYTES, BufferView, InputError, check_size, ir_element_type
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType, TensorType
@@ -253,14 +254,8 @@ def _arguments(f: Function, inputs: list[Any], session: Session) -> list[Any]:
             if not isinstance(value, Fence):
                 raise InputError(f"argument {i} of @{f.name} is a !hal.fence; got {type(value).__name__}")
             out.append(value)
-        elif isinstance(t, (IndexType, IntegerType)):
-            if isinstance(value, np.ndarray) and value.size == 1:
-                value = value.reshape(()).item()
-            if isinstance(value, float) and not value.is_integer():
-                raise InputError(f"argument {i} of @{f.name} is {t}; got {value}")
-            out.append(bool(value) if isinstance(t, IntegerType) and t.width == 1 else int(value))
-        elif isinstance(t, FloatType):
-            out.append(float(np.asarray(value).reshape(())))
+        elif isinstance(t, (IndexType, IntegerType, FloatType)):
+            out.append(_scalar_argument(f, i, t, value))
         elif isinstance(t, ResourceType):
             arr = np.ascontiguousarray(np.array(value, copy=True))
             data = arr.reshape(-1).view(np.uint8)
@@ -271,6 +266,39 @@ def _arguments(f: Function, inputs: list[Any], session: Session) -> list[Any]:
         else:
             out.append(value)
     return out
+
+
+def _scalar_argument(f: Function, i: int, t: Any, value: Any) -> int | float | bool:
+    """A scalar argument: a number (or a 0-d array) that fits `t`, else InputError."""
+    if isinstance(value, BufferView):
+        value = value.array
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise InputError(f"argument {i} of @{f.name} is a scalar {t}; got a {'x'.join(map(str, value.shape))}x{_type_name(value.dtype)} tensor")
+        value = value.item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, (int, float, bool)):
+        raise InputError(f"argument {i} of @{f.name} is a scalar {t}; got {type(value).__name__}")
+    if isinstance(t, FloatType):
+        return float(value)
+    if isinstance(value, float) and not value.is_integer():
+        raise InputError(f"argument {i} of @{f.name} is {t}; got {value}")
+    if isinstance(t, IntegerType) and t.width == 1:
+        if value not in (0, 1):
+            raise InputError(f"argument {i} of @{f.name} is i1; got {value} (0, 1, true or false)")
+        return bool(value)
+    info = np.iinfo(dtype_of(t))
+    if not info.min <= int(value) <= info.max:
+        raise InputError(f"argument {i} of @{f.name} is {t}; {int(value)} is out of range [{info.min}, {info.max}]")
+    return int(value)
+
+
+def _type_name(dtype: np.dtype) -> str:
+    try:
+        return str(ir_element_type(dtype))
+    except InputError:
+        return str(dtype)
 
 
 def _signal_fences(f: Function) -> set[Any]:
@@ -316,26 +344,47 @@ def argument_types(module: Module, function: str | None = None) -> list[Any]:
     return out
 
 
-def random_inputs(module: Module, function: str | None = None, seed: int = 0) -> list[Any]:
-    """Random inputs for a function: standard-normal floats, small integers, random booleans.
-    Index and other scalar arguments cannot be guessed (they usually are sizes): InputError."""
+def random_inputs(module: Module, function: str | None = None, seed: int = 0,
+                  max_bytes: int | None = DEFAULT_MAX_INPUT_BYTES) -> list[Any]:
+    """Random inputs for a function: standard-normal floats, small integers, random booleans,
+    drawn directly in each argument's element type (a 1 GiB f16 tensor costs 1 GiB, not 4 of
+    float64). Refused (InputError) before anything is drawn when they need more than `max_bytes`
+    in all. Index and other scalar arguments cannot be guessed (they usually are sizes): InputError."""
+    if seed < 0:
+        raise InputError(f"the seed must be >= 0, not {seed}")
     rng = np.random.default_rng(seed)
     f = select_function(module, function)
-    out: list[Any] = []
+    plan: list[tuple[tuple[int, ...], np.dtype] | None] = []
     for i, t in enumerate(argument_types(module, function)):
         if isinstance(t, TensorType):
-            shape = tuple(d for d in t.shape or () if d is not None)
-            dtype = dtype_of(t.element)
-            if dtype.kind == "f":
-                out.append(rng.standard_normal(shape).astype(dtype))
-            elif dtype.kind == "b":
-                out.append(rng.integers(0, 2, shape).astype(dtype))
-            elif dtype.kind == "u":
-                out.append(rng.integers(0, 8, shape).astype(dtype))
-            else:
-                out.append(rng.integers(-4, 5, shape).astype(dtype))
+            plan.append((tuple(d for d in t.shape or () if d is not None), dtype_of(t.element)))
         elif isinstance(t, OpaqueType) and t.text == "!hal.fence":
-            out.append(None)
+            plan.append(None)
         else:
             raise InputError(f"argument {i} of @{f.name} is {t}, which cannot be generated at random; pass --input for every argument")
+    sizes = [math.prod(p[0]) * p[1].itemsize for p in plan if p is not None]
+    check_size(f"the random inputs of @{f.name} ({len(sizes)} tensor(s))", sum(sizes), max_bytes, ", or pass --input")
+    return [None if p is None else _draw(rng, *p) for p in plan]
+
+
+_CHUNK = 1 << 20  # elements drawn at a time when the target type is not one numpy draws in directly
+
+
+def _draw(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    out = np.empty(shape, dtype=dtype)
+    flat = out.reshape(-1)
+    if dtype.kind == "b":
+        flat[...] = rng.integers(0, 2, flat.size, dtype=np.bool_)
+    elif dtype.kind == "u":
+        flat[...] = rng.integers(0, 8, flat.size, dtype=dtype)
+    elif dtype.kind == "i":
+        flat[...] = rng.integers(-4, 5, flat.size, dtype=dtype)
+    elif dtype in (np.dtype(np.float32), np.dtype(np.float64)):
+        rng.standard_normal(flat.size, dtype=dtype, out=flat)
+    else:  # f16, complex, ...: float32 draws a chunk at a time, so the peak stays near the result's size
+        parts = 2 if dtype.kind == "c" else 1
+        for start in range(0, flat.size, _CHUNK):
+            n = min(_CHUNK, flat.size - start)
+            draws = rng.standard_normal((n, parts), dtype=np.float32)
+            flat[start:start + n] = draws[:, 0] if parts == 1 else draws[:, 0] + 1j * draws[:, 1]
     return out

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,9 @@ __all__ = [
     "InputError",
     "dense_to_numpy",
     "parse_input",
+    "check_size",
+    "byte_size",
+    "DEFAULT_MAX_INPUT_BYTES",
     "format_value",
     "element_type_code",
     "ir_element_type",
@@ -154,42 +158,72 @@ def dense_to_numpy(attr: DenseAttr) -> np.ndarray:
 
 
 # -- --input parsing ---------------------------------------------------------------------------------
-def parse_input(text: str, base: Path | None = None) -> np.ndarray | int | float | bool:
+DEFAULT_MAX_INPUT_BYTES = 1 << 30  # 1 GiB: what one run may allocate for its inputs unless told otherwise
+
+_INT = re.compile(r"[-+]?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
+_FLOAT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|inf|infinity|nan)", re.IGNORECASE)
+
+
+def byte_size(n: int) -> str:
+    """`74.5 GiB (80000000000 bytes)`: a byte count a user can read."""
+    value, unit = float(n), "bytes"
+    for u in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, u
+    return f"{n} bytes" if unit == "bytes" else f"{value:.1f} {unit} ({n} bytes)"
+
+
+def check_size(what: str, nbytes: int, max_bytes: int | None, hint: str = "", used: int = 0) -> None:
+    """Refuse (InputError) an input of `nbytes` that would take the inputs (`used` bytes so far)
+    above the limit, before anything is allocated."""
+    if max_bytes is not None and used + nbytes > max_bytes:
+        others = f" (the inputs before it take {byte_size(used)})" if used else ""
+        raise InputError(f"{what}: {byte_size(nbytes)}{others} is above the input limit of {byte_size(max_bytes)} "
+                         f"(raise it with --max-input-bytes{hint})")
+
+
+def parse_input(text: str, base: Path | None = None, max_bytes: int | None = None,
+                used: int = 0) -> np.ndarray | int | float | bool:
     """One `--input` value (see module docstring). Returns an array for shaped values and a Python
-    scalar for scalars (`7`, `i32=7`)."""
+    scalar for scalars (`7`, `i32=7`). Every element must fit its type (`5xi8=300` is an
+    InputError, not a wrapped value), and a value above `max_bytes` is refused before it is
+    allocated (`used`: the bytes the inputs before it take of that limit)."""
     text = text.strip().strip('"')
     if not text:
         raise InputError("empty --input value")
     if text.startswith("@"):
-        return _load_npy(text[1:], base)
+        return _load_npy(text[1:], base, max_bytes, used)
     head, sep, data = text.partition("=")
+    if not head.isascii() or (not data.startswith("@") and not data.isascii()):
+        bad = next(c for c in text if not c.isascii())
+        raise InputError(f"'{text}' has the non-ASCII character {bad!r} (U+{ord(bad):04X}); write shapes and numbers in ASCII")
     if not sep:
         if _looks_like_number(head):
             return _scalar(head, None)
         shape, etype = _shape_and_type(head)
-        return np.zeros(shape, dtype=dtype_of(etype))
+        dtype = dtype_of(etype)
+        check_size(f"'{head}'", math.prod(shape) * dtype.itemsize, max_bytes, used=used)
+        return np.zeros(shape, dtype=dtype)
     shape, etype = _shape_and_type(head)
     dtype = dtype_of(etype)
     if not shape and not data.startswith("@"):
         return _scalar(data, etype)
+    count = math.prod(shape)
+    check_size(f"'{head}'", count * dtype.itemsize, max_bytes, used=used)
     if data.startswith("@"):
         path = _resolve(data[1:], base)
         try:
             raw = path.read_bytes()
         except OSError as e:
             raise InputError(f"cannot read {path}: {e.strerror}") from None
-        count = int(np.prod(shape, dtype=np.int64))
         if len(raw) != count * dtype.itemsize:
             raise InputError(f"{path} holds {len(raw)} bytes but {head} needs {count * dtype.itemsize}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
     tokens = [t for t in re.split(r"[\s,\[\]]+", data) if t]
-    count = int(np.prod(shape, dtype=np.int64))
     if not tokens:
         return np.zeros(shape, dtype=dtype)
-    try:
-        values = [_element(tok, dtype) for tok in tokens]
-    except ValueError:
-        raise InputError(f"cannot read the elements of '{text}' as {etype}") from None
+    values = [_element(tok, etype, dtype, text) for tok in tokens]
     if len(values) == 1:
         return np.full(shape, values[0], dtype=dtype)
     if len(values) != count:
@@ -198,35 +232,45 @@ def parse_input(text: str, base: Path | None = None) -> np.ndarray | int | float
 
 
 def _looks_like_number(text: str) -> bool:
-    try:
-        float(text)
-        return True
-    except ValueError:
-        return text in ("true", "false")
+    return bool(_FLOAT.fullmatch(text) or _INT.fullmatch(text)) or text in ("true", "false")
 
 
 def _scalar(text: str, etype: Type | None) -> int | float | bool:
     text = text.strip()
-    try:
-        if etype is None:
-            if text in ("true", "false"):
-                return text == "true"
-            return int(text) if re.fullmatch(r"[-+]?\d+", text) else float(text)
-        if isinstance(etype, IntegerType) and etype.width == 1:
-            return text in ("1", "true")
-        if isinstance(etype, FloatType):
+    if etype is None:
+        if text in ("true", "false"):
+            return text == "true"
+        if _INT.fullmatch(text) and not text.lstrip("+-").lower().startswith("0x"):
+            return int(text)
+        if _FLOAT.fullmatch(text):
             return float(text)
-        return int(text, 0)
-    except ValueError:
-        raise InputError(f"cannot read '{text}' as a {etype or 'number'}") from None
+        raise InputError(f"cannot read '{text}' as a number")
+    value = _element(text, etype, dtype_of(etype), f"{etype}={text}")
+    return value.item() if isinstance(value, np.generic) else value
 
 
-def _element(tok: str, dtype: np.dtype) -> Any:
+def _element(tok: str, etype: Type, dtype: np.dtype, text: str) -> Any:
+    """One element of type `etype`, checked to fit: an InputError names the value and the range."""
     if dtype.kind == "b":
-        return tok in ("1", "true")
+        if tok in ("1", "true"):
+            return True
+        if tok in ("0", "false"):
+            return False
+        raise InputError(f"'{tok}' in '{text}' is not an {etype} value (0, 1, true or false)")
     if dtype.kind == "f":
-        return float(tok)
-    return int(tok, 0)
+        if not _FLOAT.fullmatch(tok):
+            raise InputError(f"cannot read the elements of '{text}' as {etype} ('{tok}')")
+        value = float(tok)
+        if math.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+            raise InputError(f"{tok} in '{text}' is out of range for {etype} (largest finite value {np.finfo(dtype).max:G})")
+        return value
+    if not _INT.fullmatch(tok):
+        raise InputError(f"cannot read the elements of '{text}' as {etype} ('{tok}')")
+    value = int(tok, 0) if tok.lstrip("+-").lower().startswith("0x") else int(tok)
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise InputError(f"{tok} in '{text}' is out of range for {etype} [{info.min}, {info.max}]")
+    return value
 
 
 def _shape_and_type(head: str) -> tuple[tuple[int, ...], Type]:
@@ -234,7 +278,7 @@ def _shape_and_type(head: str) -> tuple[tuple[int, ...], Type]:
     etype = parse_element_type(parts[-1])
     dims: list[int] = []
     for p in parts[:-1]:
-        if not p.isdigit():
+        if not re.fullmatch(r"[0-9]+", p):
             raise InputError(f"invalid shape in '{head}' (expected e.g. 4x8xf32)")
         dims.append(int(p))
     return tuple(dims), etype
@@ -245,8 +289,23 @@ def _resolve(path: str, base: Path | None) -> Path:
     return p if p.is_absolute() or base is None else base / p
 
 
-def _load_npy(path: str, base: Path | None) -> np.ndarray:
+def _npy_nbytes(p: Path) -> int:
+    """The size of the array a .npy file holds, from its header alone (0 if the header is not
+    readable: np.load then says why)."""
+    try:
+        with open(p, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read(f)
+    except (OSError, ValueError, EOFError, SyntaxError):
+        return 0
+    return math.prod(shape) * np.dtype(dtype).itemsize
+
+
+def _load_npy(path: str, base: Path | None, max_bytes: int | None = None, used: int = 0) -> np.ndarray:
     p = _resolve(path, base)
+    if max_bytes is not None:
+        check_size(str(p), _npy_nbytes(p), max_bytes, used=used)
     try:
         arr = np.load(p, allow_pickle=False)
     except FileNotFoundError:

@@ -14,7 +14,10 @@ examples:
   streamproof run scatter.mlir --function scatter_rows --input 128x16xf32=0 --input 8x16xf32=1 --input 3
 
 inputs (iree-run-module syntax): 4x8xf32=1.0 (splat), 2x2xf32=1,2,3,4 or 2x2xf32=[1 2][3 4], 4xf32
-(zeros), @x.npy, 4xf32=@x.bin (raw bytes), scalars 7, i32=7, f32=0.5.
+(zeros), @x.npy, 4xf32=@x.bin (raw bytes), scalars 7, i32=7, f32=0.5. Every value must fit its type
+(4xi8=300 is refused) and the argument it is given for (a tensor is not an index). Inputs, given or
+random (drawn in each argument's element type), above --max-input-bytes in all (default 1G) are
+refused before anything is allocated or compiled.
 
 kernels: dispatch symbols are numpy kernels (matmul, add, relu, softmax, ...; --list-kernels). A file
 passed with --kernels registers more with @streamproof.kernel, e.g. for IREE's dispatch symbols:
@@ -55,7 +58,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="an argument, in order, in iree-run-module syntax (repeat per argument)")
     p.add_argument("--driver", choices=("sync", "task", "chaos"), default="task",
                    help="sync: inline and deterministic; task: a thread per device queue (default); chaos: task plus random delays")
-    p.add_argument("--seed", type=int, default=0, help="seed of random inputs and of the chaos driver (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of random inputs and of the chaos driver (an integer >= 0; default 0)")
+    p.add_argument("--max-input-bytes", metavar="N", type=_byte_count, default=None,
+                   help="refuse inputs (given or random) that need more than N bytes in all, before allocating them; "
+                   "N may end in K, M or G (powers of 1024; default 1G)")
     p.add_argument("--check", action="store_true", help="compare every result with the reference interpreter")
     p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of --check (default 1e-5)")
     p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of --check (default 1e-6)")
@@ -87,6 +93,8 @@ def main(args: argparse.Namespace) -> int:
             print(f"{name:<24} {doc[0] if doc else ''}")
         return EXIT_OK
 
+    if args.seed < 0:
+        raise UsageError(f"streamproof run: error: --seed must be an integer >= 0, not {args.seed}")
     if args.device_memory is not None and args.device_memory < 0:
         raise UsageError(f"streamproof run: error: --device-memory must be a number of bytes >= 0, not {args.device_memory}")
     _check_writable(args)
@@ -96,21 +104,20 @@ def main(args: argparse.Namespace) -> int:
     verify_structure(module)
     fn = runtime.select_function(module, args.function)
     level = runtime.api.program_level(fn)
-    reference = None
-    if level == "input":
-        reference = module
-        module = _compile(module, args)
-    elif level not in ("cmd", None):
+    if level not in ("input", "cmd", None):
         raise DiagnosticError.at(fn.op.location, f"@{fn.name} is at the {level} level; `streamproof run` takes an input-level "
                                  "program (which it compiles) or a cmd-level one (run `streamproof compile` first)")
+    reference = module if level == "input" else None
     if args.reference:
         (ref_chunk,) = parse_inputs(args.reference)
         reference = ref_chunk.module
         verify_structure(reference)
     if args.check and reference is None:
         raise UsageError("streamproof run: error: --check needs the input-level program; pass --reference REF.mlir with a cmd-level file")
-
+    # Inputs are read (and refused) before the compile: a bad --input costs nothing.
     inputs = _inputs(args, reference if reference is not None else module, fn.name)
+    if level == "input":
+        module = _compile(module, args)
     tracer = runtime.Tracer() if args.trace else None
     try:
         result = runtime.run_module(module, inputs, function=fn.name, driver=args.driver, seed=args.seed,
@@ -148,6 +155,14 @@ def main(args: argparse.Namespace) -> int:
     return status
 
 
+def _byte_count(text: str) -> int:
+    """`--max-input-bytes`: 1048576, 512K, 64M, 2G (powers of 1024)."""
+    m = re.fullmatch(r"([0-9]+)([KMG]?)(?:i?B)?", text.strip(), re.IGNORECASE)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, optionally ending in K, M or G; not {text!r}")
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
+
+
 def _compile(module: Module, args: argparse.Namespace) -> Module:
     from streamproof.cli import UsageError
 
@@ -179,12 +194,18 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
 
 def _inputs(args: argparse.Namespace, module: Module, name: str) -> list[Any]:
     import runtime
+    from runtime.values import DEFAULT_MAX_INPUT_BYTES
     from streamproof.cli import UsageError
 
+    limit = DEFAULT_MAX_INPUT_BYTES if args.max_input_bytes is None else args.max_input_bytes
     try:
         if args.inputs:
-            return [runtime.parse_input(text, Path.cwd()) for text in args.inputs]
-        inputs = runtime.api.random_inputs(module, name, args.seed)
+            given: list[Any] = []
+            for text in args.inputs:  # the limit is for all inputs together
+                used = sum(v.nbytes for v in given if isinstance(v, np.ndarray))
+                given.append(runtime.parse_input(text, Path.cwd(), max_bytes=limit, used=used))
+            return given
+        inputs = runtime.api.random_inputs(module, name, args.seed, max_bytes=limit)
     except runtime.InputError as e:
         raise UsageError(f"streamproof run: error: {e}") from None
     if inputs:

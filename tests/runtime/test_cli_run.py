@@ -160,12 +160,41 @@ def test_races_found_before_a_failure_are_printed(capsys: pytest.CaptureFixture[
     (["--output-dir", "/proc/streamproof/out"], "--output-dir /proc/streamproof/out:"),
     (["--input", "4xf32=1,2,3,x"], "cannot read the elements of '4xf32=1,2,3,x' as f32"),
     (["--input", "@/nonexistent.npy"], "/nonexistent.npy: no such file"),
+    (["--input", "5x32xi8=300"], "300 in '5x32xi8=300' is out of range for i8 [-128, 127]"),
+    (["--input", "99999999x99999999xf32"], "'99999999x99999999xf32': 35.5 PiB (39999999200000004 bytes) is above the input limit of 1.0 GiB"),
+    (["--input", "4xf32=1", "--input", "4xf32=2", "--max-input-bytes", "31"], "(the inputs before it take 16 bytes) is above the input limit of 31"),
+    (["--input", "\u0663xf32"], "non-ASCII character '\u0663' (U+0663)"),
+    (["--seed", "-1"], "--seed must be an integer >= 0, not -1"),
+    (["--max-input-bytes", "lots"], "--max-input-bytes: expected a number of bytes"),
 ])
 def test_usage_errors_exit_two(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, out, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), *argv)
     assert code == 2 and message in err and "Traceback" not in err
     assert out == ""  # nothing ran
     assert err.startswith("streamproof run: error: ") or ".mlir:1:1: error: " in err  # a located diagnostic
+
+
+def test_a_tensor_where_an_index_is_expected_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, str(PROGRAMS / "dynamic.mlir"), "--input", "3x8xf32=1", "--input", "3x8xf32=1")
+    assert code == 2 and "argument 1 of @h is a scalar index; got a 3x8xf32 tensor" in err and out == ""
+    code, _, err = run(capsys, str(PROGRAMS / "dynamic.mlir"), "--input", "3x8xf32=1", "--input", "99999999999999999999")
+    assert code == 2 and "argument 1 of @h is index; 99999999999999999999 is out of range" in err
+
+
+def test_random_inputs_of_huge_tensors_are_refused_before_the_compile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """74 GiB were requested (float64 draws of a 100000x100000 f16 tensor): now the limit refuses
+    the 18.6 GiB of f16 before anything is compiled or drawn; a raised limit lets a small run through."""
+    prog = tmp_path / "huge.mlir"
+    prog.write_text("func.func @f(%x: tensor<100000x100000xf16>) -> tensor<100000x100000xf16> {\n"
+                    "  %r = flow.dispatch @relu(%x) : (tensor<100000x100000xf16>) -> tensor<100000x100000xf16>\n"
+                    "  return %r : tensor<100000x100000xf16>\n}\n")
+    code, out, err = run(capsys, str(prog))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "the random inputs of @f (1 tensor(s)): 18.6 GiB (20000000000 bytes) is above the input limit of 1.0 GiB" in err
+    code, out, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--max-input-bytes", "15")
+    assert code == 2 and "16 bytes is above the input limit of 15 bytes" in err
+    code, out, err = run(capsys, str(PROGRAMS / "all_commands.mlir"), "--max-input-bytes", "1K")
+    assert code == 0, err
 
 
 def test_async_level_programs_are_refused(capsys: pytest.CaptureFixture[str]) -> None:

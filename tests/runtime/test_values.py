@@ -99,3 +99,43 @@ def test_iree_element_type_codes() -> None:
     assert element_type_code(I32) == 0x10000020
     assert element_type_code(IntegerType(8, "u")) == 0x12000008
     assert element_type_code(I1) == 0x13000008
+
+
+@pytest.mark.parametrize("text,message", [
+    ("5x32xi8=300", r"300 in '5x32xi8=300' is out of range for i8 \[-128, 127\]"),
+    ("2xi8=1,-129", r"-129 in '2xi8=1,-129' is out of range for i8"),
+    ("4xui8=-1", r"-1 in '4xui8=-1' is out of range for ui8 \[0, 255\]"),
+    ("i16=40000", r"40000 in 'i16=40000' is out of range for i16"),
+    ("2xi1=2", r"'2' in '2xi1=2' is not an i1 value"),
+    ("2xf16=1e5", r"1e5 in '2xf16=1e5' is out of range for f16"),
+    ("2xf32=1_0", r"cannot read the elements of '2xf32=1_0' as f32"),
+    ("\u0663x8xf32", r"non-ASCII character '\u0663' \(U\+0663\)"),
+    ("\u00b2x8xf32", r"non-ASCII character '\u00b2'"),
+    ("2xf32=\u0663", r"non-ASCII character"),
+    ("\u0663", r"non-ASCII character"),
+])
+def test_values_that_do_not_fit_their_type_are_input_errors(text: str, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        parse_input(text)
+
+
+def test_values_at_the_edges_of_their_type_are_kept() -> None:
+    assert parse_input("2xi8=-128,127").tolist() == [-128, 127]
+    assert parse_input("ui8=255") == 255 and parse_input("i8=0x7f") == 127
+    assert parse_input("2xf16=65504").tolist() == [65504, 65504]
+    assert np.isinf(parse_input("2xf32=inf")).all() and np.isnan(parse_input("2xf32=nan")).all()
+
+
+def test_inputs_above_the_byte_limit_are_refused_before_allocation(tmp_path: Path) -> None:
+    # 35.5 PiB of zeros: refused from the shape alone (numpy would raise MemoryError)
+    with pytest.raises(InputError, match=r"'99999999x99999999xf32': 35.5 PiB .* above the input limit of 1.0 GiB"):
+        parse_input("99999999x99999999xf32", max_bytes=1 << 30)
+    with pytest.raises(InputError, match=r"above the input limit"):
+        parse_input("99999999999999999999x99999999999999999999xf32=1", max_bytes=1 << 30)  # no int64 overflow
+    assert parse_input("4xf32=1", max_bytes=16).nbytes == 16
+    with pytest.raises(InputError, match=r"'4xf32': 16 bytes \(the inputs before it take 8 bytes\) is above the input limit of 16"):
+        parse_input("4xf32=1", max_bytes=16, used=8)
+    np.save(tmp_path / "a.npy", np.zeros(1000, np.float64))
+    with pytest.raises(InputError, match=r"a.npy: 7.8 KiB \(8000 bytes\) is above the input limit"):
+        parse_input("@a.npy", tmp_path, max_bytes=4096)  # from the .npy header, before the data is read
+    assert parse_input("@a.npy", tmp_path, max_bytes=8000).shape == (1000,)
