@@ -6,7 +6,8 @@
     print(report.text()); report.to_json()
 
 `verify_module` checks every function with a body at the level it is at (tensor, async or cmd;
-input-level functions hold value-semantic tensors only and have nothing to prove). Per
+input-level functions hold value-semantic tensors, and only their tensor indices are checked,
+`verify.rules.input_ops`). Per
 function: build the model (`verify.model`), decide happens-before (`verify.hb`), list the
 obligations (`verify.obligations`), discharge them (`verify.discharge`), and explain each
 failure with a Z3-built counterexample (`verify.witness`, `verify.explain`).
@@ -29,7 +30,11 @@ from verify.obligations import generate
 from verify.report import FunctionSummary, Namer, Report, Unknown, Violation
 from verify.witness import build_witness
 
-__all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT"]
+__all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT", "NOTHING_TO_PROVE"]
+
+# The note of a function with no obligation at all: an input-level function without indexed
+# tensor ops (value semantics: nothing can race, leak or be waited for), or host ops only.
+NOTHING_TO_PROVE = "value-semantic tensors: nothing to prove"
 
 
 def verify_module(
@@ -85,8 +90,8 @@ def verify_function(
     start = time.perf_counter()
     budget = budget if budget is not None else [10]
     model = build_model(f, module)
-    if model.level in ("input", "host"):
-        return FunctionSummary(f.name, model.level, Stats(), time.perf_counter() - start, "value-semantic tensors: nothing to prove")
+    if model.level == "host" or (model.level == "input" and not model.ranges):
+        return FunctionSummary(f.name, model.level, Stats(), time.perf_counter() - start, NOTHING_TO_PROVE)
     hb = HappensBefore(model.graph)
     decider = Decider(model, hb, smt, rlimit, smt_dump)
     if hb.cycle is not None:

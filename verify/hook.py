@@ -135,7 +135,11 @@ def make_hook(
 
 
 def _prior(before: Module, smt: str, rlimit: int) -> Report:
-    """The violations of the pass input (nothing when the input cannot be checked)."""
+    """The violations of the pass input (nothing when the input cannot be checked, and nothing
+    for an input-level program: what is wrong with the user's own program is never excused, the
+    first pass output is where compile reports it)."""
+    if any(function_level(f.op) == "input" for f in functions(before)):
+        return Report(before.location.file, smt)
     try:
         return verify_module(before, smt=smt, rlimit=rlimit)
     except DiagnosticError:

@@ -74,6 +74,8 @@ def main(args: argparse.Namespace) -> int:
             report.violations.extend(found[0])
             report.unknowns.extend(found[1])
         reports.append(report)
+    if not any(r.stats.obligations or r.unknowns or r.violations for r in reports):
+        raise UsageError(_nothing_checked(args.input, [f for r in reports for f in r.functions]))
     if args.report == "json":
         payload = reports[0].to_json() if len(reports) == 1 else {"schema": "streamproof.verify.reports", "version": 1, "reports": [r.to_json() for r in reports]}
         sys.stdout.write(json.dumps(payload, indent=2) + "\n")
@@ -116,3 +118,17 @@ def _check_output_paths(args: argparse.Namespace, usage_error: type[Exception]) 
             raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: no such directory {parent}")
         if os.path.isdir(trace):
             raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: is a directory")
+
+
+def _nothing_checked(path: str, checked: list[Any]) -> str:
+    """Say plainly that nothing was verified (exit 2), instead of "proved: 0 obligations"."""
+    if not checked:
+        return f"streamproof verify: error: {path}: nothing to verify: no function with a body"
+    why = {
+        "input": "value-semantic tensors, no tensor slice/update/load/store whose indices could be out of bounds",
+        "host": "host ops only",
+    }
+    parts = [f"@{f.name} ({f.level} level: {why.get(f.level, 'no resource access, allocation or timepoint')})" for f in checked[:5]]
+    more = f" and {len(checked) - 5} more" if len(checked) > 5 else ""
+    hint = "; `streamproof compile` proves the schedule an input-level program is lowered to" if any(f.level == "input" for f in checked) else ""
+    return f"streamproof verify: error: {path}: nothing to verify: {', '.join(parts)}{more}{hint}"

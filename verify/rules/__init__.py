@@ -71,4 +71,4 @@ def unknown_op(b: Builder, op: Op) -> None:
     b.produce(site, op.results)
 
 
-from verify.rules import async_ops, cmd_ops, host_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
+from verify.rules import async_ops, cmd_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401

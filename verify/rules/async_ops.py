@@ -235,10 +235,21 @@ def tensor_update(b: Builder, op: Op) -> None:
 
 @effect("stream.tensor.fill", "stream.tensor.store")
 def tensor_write(b: Builder, op: Op) -> None:
-    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    spec = _spec(op)
+    kind = op.name.rsplit(".", 1)[-1]
+    site = b.op_site(op, kind)
     target = op.operands[0]
     b.use(site, target)
     b.whole(site, target, WRITE, "target", tie=True)
+    dims = _tensor_dims(b, op, spec, "target")
+    if kind == "fill":
+        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
+        lengths = [b.symbols.expr(v) for v in spec.operand_group(op, "lengths")]
+    else:
+        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "indices")]
+        lengths = [const(1)] * len(starts)
+    if starts:  # a fill without indices fills the whole tensor
+        _element_ranges(b, site, op, kind, target, dims, starts, lengths)
     b.produce(site, op.results)
 
 
