@@ -25,6 +25,7 @@ from runtime.races import RaceDetector
 from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
 from runtime.values import InputError
+from stream.analysis.abi import wait_fences
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
@@ -121,6 +122,9 @@ class Session:
             raise InputError(f"@{name} takes {len(f.arguments)} argument(s), {len(args)} given")
         for arg, value in zip(f.arguments, args):
             frame.env[arg] = value
+        if self.races is not None:  # inputs are guarded from the start, even if never awaited
+            for fence in wait_fences(f):
+                self.races.input_guard(fence)
         try:
             for op in f.body.ops:
                 rule = HOST_RULES.get(op.name)

@@ -31,6 +31,7 @@ from runtime.scheduler import Submission
 from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
 from runtime.values import BufferView, InputError, element_type_code
+from stream.analysis.abi import wait_fences
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -329,7 +330,14 @@ def _barrier(fr: Frame, op: Op) -> None:
 @rule("stream.timepoint.import")
 def _tp_import(fr: Frame, op: Op) -> None:
     values = [fr.value(v) for v in op.operands]
-    if len(values) == 1 and isinstance(values[0], Fence):
+    s = fr.session
+    if len(values) == 1 and (values[0] is None or isinstance(values[0], Fence)) and s.races is not None \
+            and op.operands[0] in wait_fences(fr.function):
+        # The caller's wait fence, seen by the race detector as a barrier of its own: what awaits
+        # it (transitively) is ordered after the caller's writes to the inputs.
+        waits = values[0] if isinstance(values[0], Fence) else Fence()
+        fr.env[op.results[0]], _ = s.submit(op, "barrier", waits, None, component=s.races.input_guard(op.operands[0]))
+    elif len(values) == 1 and isinstance(values[0], Fence):
         fr.env[op.results[0]] = values[0]
     elif len(values) == 2 and hasattr(values[0], "reached"):
         fr.env[op.results[0]] = Fence(((values[0], int(values[1])),))

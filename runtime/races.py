@@ -30,7 +30,9 @@ waited on the writer's timepoint), RACE_READ_AFTER_WRITE inside one submission; 
 read-only access and a later write is RACE_WRITE_AFTER_READ; two writes otherwise
 RACE_WRITE_AFTER_WRITE. Also USE_BEFORE_ALLOC (an access not ordered after the alloca that gives
 the storage), USE_AFTER_FREE (an access not ordered before the dealloca, or after the storage is
-gone), DOUBLE_FREE, BORROWED_INPUT_MUTATED (a write to an import without `consume` or to a
+gone), MISSED_WAIT on an input (coarse-fences ABI, `stream.analysis.abi`: an access to an
+import or a resource argument not ordered after the caller's wait fence; the import of that
+fence is a barrier submission whose component everything awaiting it inherits), DOUBLE_FREE, BORROWED_INPUT_MUTATED (a write to an import without `consume` or to a
 constant), AFFINITY_MISMATCH (a dispatch or fill on one device binding storage placed on another;
 copies, flushes, invalidates and discards are the transfers that may cross devices), MISSED_WAIT
 at completion (a device access to caller-visible storage not finished when the caller may look:
@@ -131,6 +133,17 @@ class RaceDetector:
         self.findings: list[Finding] = []
         self._seen: set[tuple[Any, ...]] = set()
         self._seq = itertools.count(1)
+        # Coarse-fences ABI: one component per wait fence, reached only by the barrier its import
+        # submits; an access to an input ("import" storage) must be ordered after each of them.
+        self.input_guards: dict[Any, int] = {}
+
+    def input_guard(self, key: Any) -> int:
+        """The component standing for the caller's wait fence `key` (created on first use)."""
+        with self._lock:
+            comp = self.input_guards.get(key)
+            if comp is None:
+                comp = self.input_guards[key] = self.new_component()
+            return comp
 
     # -- clocks --------------------------------------------------------------------------------
     def new_component(self) -> int:
@@ -223,6 +236,12 @@ class RaceDetector:
             if st.ready_comp is not None and not self._covered(st.ready_comp, 1, clock_start, site.local):
                 self._report("USE_BEFORE_ALLOC", alloc, lo, hi, "", site.describe, site.location, "", "access",
                              note=f"not ordered after the alloca of {alloc.label}: its timepoint was not awaited", key=(alloc.id, site.seq))
+            if alloc.kind == "import":
+                for comp in self.input_guards.values():
+                    if not self._covered(comp, 1, clock_start, site.local):
+                        self._report("MISSED_WAIT", alloc, lo, hi, "", site.describe, site.location, "wait fence", "access",
+                                     note=f"not ordered after the wait fence that guards {alloc.label} (the caller may still "
+                                     "be writing it)", key=(alloc.id, site.seq, "wait fence"))
             if st.freed_site is not None:
                 self._report("USE_AFTER_FREE", alloc, lo, hi, st.freed_site.describe, site.describe, site.location,
                              "dealloca", "access", note="the access ran after the storage was freed", key=(alloc.id, site.seq))

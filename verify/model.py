@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from stream.analysis.abi import wait_fences
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
@@ -112,6 +113,13 @@ class FunctionModel:
     # caller observes results and its own buffers once they are signalled, not at the return.
     async_abi: bool = False
     handoffs: list[tuple[Site, Value]] = field(default_factory=list)  # async ABI: values handed to the caller
+    # The fences that guard every input (`stream.analysis.abi.wait_fences`) and, for each, the
+    # site at which it is signalled (its imports share one reach: the same fence, reached once).
+    wait_fences: tuple[Value, ...] = ()
+    fence_sites: dict[Value, Site] = field(default_factory=dict)
+    # Private functions: an allocation returned with a timepoint is observed by the caller once
+    # that timepoint is reached (these sites), not at the return.
+    deferred: dict[int, list[Site]] = field(default_factory=dict)
 
     @property
     def symbols(self) -> Symbols:
@@ -273,6 +281,17 @@ class Builder:
             self.graph.edge(p, e, why)
         return e
 
+    def wait_fence_site(self, fence: Value, op: Op) -> Site:
+        """The site at which the wait fence `fence` is signalled by the caller (one per fence,
+        shared by all its imports; `op` names it)."""
+        site = self.model.fence_sites.get(fence)
+        if site is None:
+            e = self.reach("wait fence signalled", [], op)
+            site = self.graph.site_of[e]
+            assert site is not None
+            self.model.fence_sites[fence] = site
+        return site
+
     def exit_event(self, site: Site) -> int:
         """The event after which what `site` did is visible outside its unit."""
         return self.graph.units[site.unit].exit
@@ -343,11 +362,14 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     level = function_level(func.op) or "host"
     model = FunctionModel(func, module, level, storage)
     model.async_abi = any(op.name == "stream.timepoint.chain_external" for op in func.body.ops)
+    model.wait_fences = wait_fences(func)
     b = Builder(model)
     from verify.rules import apply_rule
 
     for i, op in enumerate(func.body.ops):
         b.top_index = i
         apply_rule(b, op)
+    for fence in model.wait_fences:  # declared (coarse-fences) but never imported: never waited on
+        b.wait_fence_site(fence, func.op)
     b.link_externals()
     return model

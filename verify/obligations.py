@@ -427,6 +427,28 @@ def completion(model: FunctionModel) -> Iterator[Obligation]:
         )
 
 
+INPUTS = (AllocKind.IMPORT, AllocKind.IMPORT_CONSUMED, AllocKind.ARGUMENT)
+
+
+def wait_fence(model: FunctionModel) -> Iterator[Obligation]:
+    """Coarse-fences ABI (SPEC §3.1 rule 8): the caller may still be writing the inputs until the
+    wait fence is signalled, so every access to an input (an import or a resource argument) must
+    be ordered after it: after a wait (device or host) that transitively covers its import."""
+    seen: set[tuple[int, int]] = set()
+    for fence in model.wait_fences:
+        signal = model.fence_sites.get(fence)
+        if signal is None:
+            continue
+        for a in model.accesses:
+            if a.alloc.kind not in INPUTS or (signal.id, a.site.id) in seen:
+                continue
+            seen.add((signal.id, a.site.id))
+            yield Obligation(
+                "MISSED_WAIT", "order", signal, a.site, None, a, a.alloc, roles=("wait fence", "access"), op=a.site.op,
+                detail=f"{a.site.name} is not ordered after the wait fence that guards the inputs (the caller may still be writing them)",
+            )
+
+
 def opaque(model: FunctionModel) -> Iterator[Obligation]:
     """Storage returned by an op without an effect rule may alias any other storage (its
     operands, a global, another such result): no race, lifetime or wait involving an access
@@ -450,7 +472,7 @@ def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
     out: list[Obligation] = []
     members = pack_members(model)
     for gen in (races(model, full, members), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
-                packs(model, members), affinity(model), completion(model), opaque(model)):
+                packs(model, members), affinity(model), completion(model), wait_fence(model), opaque(model)):
         out.extend(gen)
     return out
 

@@ -7,7 +7,8 @@
 * `barrier`: the resource passes through; the timepoint is reached no earlier than the barrier
   is issued and (at the async level) than the resource is ready;
 * `import`: reached by someone outside, unless this function signals the same external value
-  itself (then only after that signal: a wait on it before the signal is a deadlock);
+  itself (then only after that signal: a wait on it before the signal is a deadlock); the import
+  of a wait fence (`stream.analysis.abi`) is the point every input access must follow;
 * `export` / `chain_external`: hand the timepoint to the outside; `chain_external` fences mark
   when the caller may observe the function's memory (the async ABI).
 """
@@ -64,6 +65,11 @@ def barrier(b: Builder, op: Op) -> None:
 @effect("stream.timepoint.import")
 def import_(b: Builder, op: Op) -> None:
     b.host(op, "timepoint import")
+    if len(op.operands) == 1 and op.operands[0] in b.model.wait_fences:
+        # The caller's wait fence: reached by the caller (never by this function); every input
+        # access must be ordered after it (`verify.obligations.wait_fence`).
+        b.timepoint(op.results[0], b.wait_fence_site(op.operands[0], op).start)
+        return
     reach = b.reach("imported timepoint", [])
     b.external_wait(reach, op.operands)
     b.timepoint(op.results[0], reach)
