@@ -85,18 +85,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from streamproof.io import OutputError
+
+    command = "streamproof"
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
         if getattr(args, "_run", None) is None:
             parser.print_help(sys.stderr)
             return EXIT_BAD_INPUT
+        command = f"streamproof {args.command}"
         return int(args._run(args))
     except DiagnosticError as e:
         print(str(e), file=sys.stderr)
         return EXIT_BAD_INPUT
     except UsageError as e:
         print(str(e), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OutputError as e:  # an output file that cannot (or must not) be written
+        print(f"{command}: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("streamproof: interrupted", file=sys.stderr)

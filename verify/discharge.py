@@ -18,6 +18,7 @@ so are `opaque` obligations (accesses through storage the model cannot name).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 
@@ -261,8 +262,15 @@ class Decider:
             "; sat: the property can be violated (a counterexample exists); unsat: proved\n"
             f"(set-logic {logic})\n"
         )
-        with open(os.path.join(self.dump_dir, name), "w", encoding="utf-8") as f:
+        # Written beside and renamed into place: a symlink (or anything else) already at that name
+        # in the dump directory is replaced, never written through.
+        path = os.path.join(self.dump_dir, name)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a leftover of a killed run (unlink removes a link, never its target)
+        with open(tmp, "x", encoding="utf-8") as f:
             f.write(header + body)
+        os.replace(tmp, path)
 
 
 def event_label(model: FunctionModel, e: int) -> str:

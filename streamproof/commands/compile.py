@@ -24,7 +24,7 @@ from typing import Any
 
 from stream.ir.core import Module
 from stream.ir.printer import print_module
-from streamproof.io import overwritten_input, parse_inputs, write_output
+from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
@@ -72,9 +72,10 @@ def main(args: argparse.Namespace) -> int:
 
     if args.rlimit is not None and args.rlimit <= 0:
         raise UsageError("streamproof compile: error: --rlimit must be a positive integer")
-    for flag, path in (("-o", args.output), ("--trace-counterexample", args.trace_counterexample)):
-        if (clobbered := overwritten_input(path, [args.input])) is not None:
-            raise UsageError(f"streamproof compile: error: {flag} {path} is the input file {clobbered}; refusing to overwrite it")
+    # Every output is checked before the work: a bad -o is found now, not after the whole compile.
+    check_output(args.output, "-o", [args.input])
+    check_output(args.trace_counterexample, "--trace-counterexample", [args.input])
+    check_dump_dir(args.smt_dump)
     chunks = parse_inputs(args.input, args.split_input_file)
     dump_after = set(args.print_ir_after)
 
@@ -108,7 +109,7 @@ def main(args: argparse.Namespace) -> int:
         if args.report == "text":
             sys.stderr.write(str(failure) + "\n")
         if args.trace_counterexample:
-            write_output(args.trace_counterexample, json.dumps(failure.report.trace(), indent=1) + "\n")
+            write_output(args.trace_counterexample, json.dumps(failure.report.trace(), indent=1) + "\n", "--trace-counterexample")
         return failure.exit_code
     outputs = "// -----\n".join(r.text(args.generic) for r in results)
     if args.report == "text" or args.output:

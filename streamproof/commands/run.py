@@ -34,6 +34,9 @@ proof; 2 bad input or usage; 3 internal error.
 from __future__ import annotations
 
 import argparse
+import io
+import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -44,7 +47,7 @@ import numpy as np
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.verifier import verify_structure
-from streamproof.io import overwritten_input, parse_inputs
+from streamproof.io import OutputError, check_dump_dir, check_output, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
@@ -103,6 +106,7 @@ def main(args: argparse.Namespace) -> int:
     module = chunk.module
     verify_structure(module)
     fn = runtime.select_function(module, args.function)
+    _check_result_files(args, len(fn.type.results))
     level = runtime.api.program_level(fn)
     if level not in ("input", "cmd", None):
         raise DiagnosticError.at(fn.op.location, f"@{fn.name} is at the {level} level; `streamproof run` takes an input-level "
@@ -126,7 +130,7 @@ def main(args: argparse.Namespace) -> int:
         for finding in getattr(e, "findings", ()):  # what --check-races saw before the failure
             print(str(finding), file=sys.stderr)
         print(f"streamproof run: error: {e}", file=sys.stderr)
-        _write_trace(tracer, args.trace)  # the trace of a failed run shows how far it got
+        _write_trace(tracer, args.trace, failed=True)
         return EXIT_FAILED
     except runtime.InputError as e:
         raise UsageError(f"streamproof run: error: {e}") from None
@@ -139,7 +143,7 @@ def main(args: argparse.Namespace) -> int:
         scalar_type = None if isinstance(value, np.ndarray) or t is None or str(t).startswith("!") else t
         print(runtime.format_value(value, scalar_type, max_elements=args.print_max_element_count))
     if args.output_dir:
-        _write_outputs(Path(args.output_dir), result.results)
+        _write_outputs(args.output_dir, result.results)
 
     status = EXIT_OK
     if args.check_races:
@@ -249,44 +253,52 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
 
 
 def _check_writable(args: argparse.Namespace) -> None:
-    """Refuse --trace / --output-dir paths that are unwritable or would replace one of the
-    run's inputs, before running anything."""
-    from streamproof.cli import UsageError
-
-    inputs = [args.input, args.reference, *args.kernels, *(v.partition("@")[2] for v in args.inputs if "@" in v)]
-    if (clobbered := overwritten_input(args.trace, inputs)) is not None:
-        raise UsageError(f"streamproof run: error: --trace {args.trace} is the input file {clobbered}; refusing to overwrite it")
-    if args.trace and not Path(args.trace).resolve().parent.is_dir():
-        raise UsageError(f"streamproof run: error: --trace {args.trace}: no such directory {Path(args.trace).parent}")
+    """Refuse --trace / --output-dir targets that are unusable or would replace one of the run's
+    inputs, before running (or compiling) anything."""
+    inputs = _input_paths(args)
+    check_output(args.trace, "--trace", inputs)
     if args.output_dir:
-        # Results are written as DIR/result<i>.npy: an input of that name in DIR would be replaced.
-        for path in inputs:
-            if path and re.fullmatch(r"result\d+\.npy", Path(path).name) \
-                    and overwritten_input(str(Path(args.output_dir) / Path(path).name), [path]) is not None:
-                raise UsageError(f"streamproof run: error: --output-dir {args.output_dir} would overwrite the input {path}")
+        check_dump_dir(args.output_dir, "--output-dir")
+
+
+def _input_paths(args: argparse.Namespace) -> list[str | None]:
+    return [args.input, args.reference, *args.kernels, *(v.partition("@")[2] for v in args.inputs if "@" in v)]
+
+
+def _check_result_files(args: argparse.Namespace, count: int) -> None:
+    """The files --output-dir will write, DIR/result<i>.npy: each is replaced (a symlink there is
+    replaced, never followed), so it must not be a directory, nor an input itself."""
+    if not args.output_dir:
+        return
+    inputs = [p for p in _input_paths(args) if p and p != "-"]
+    for i in range(count):
+        path = os.path.join(args.output_dir, f"result{i}.npy")
         try:
-            Path(args.output_dir).mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UsageError(f"streamproof run: error: --output-dir {args.output_dir}: {e.strerror or e}") from None
+            entry = os.lstat(path)
+        except OSError:
+            continue
+        for p in inputs:
+            try:
+                if os.path.samestat(entry, os.stat(p)):
+                    raise OutputError(f"--output-dir {args.output_dir} would overwrite the input {p}"
+                                      + ("" if os.path.abspath(p) == os.path.abspath(path) else f" (it is {path})"))
+            except OSError:
+                continue
+        check_output(path, "--output-dir", follow=False)
 
 
-def _write_trace(tracer: Any, path: str | None) -> None:
-    from streamproof.cli import UsageError
-
+def _write_trace(tracer: Any, path: str | None, failed: bool = False) -> None:
     if tracer is None or not path:
         return
-    try:
-        tracer.write(path)
-    except OSError as e:
-        raise UsageError(f"streamproof run: error: --trace {path}: {e.strerror or e}") from None
+    text = json.dumps(tracer.to_json(), indent=None)
+    # A failed run's trace shows how far it got, but never replaces a trace the user already has.
+    written = write_output(path, text, "--trace", keep_existing=failed)
+    if written != path:
+        print(f"streamproof run: the run failed; its trace is in {written} ({path} is kept as it was)", file=sys.stderr)
 
 
-def _write_outputs(directory: Path, results: list[Any]) -> None:
-    from streamproof.cli import UsageError
-
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        for i, value in enumerate(results):
-            np.save(directory / f"result{i}.npy", np.asarray(value))
-    except OSError as e:
-        raise UsageError(f"streamproof run: error: --output-dir {directory}: {e.strerror or e}") from None
+def _write_outputs(directory: str, results: list[Any]) -> None:
+    for i, value in enumerate(results):
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(value))
+        write_output(os.path.join(directory, f"result{i}.npy"), buf.getvalue(), "--output-dir", follow=False)

@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from typing import Any
 
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
-from streamproof.io import overwritten_input, parse_inputs, write_output
+from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
@@ -52,7 +51,7 @@ def main(args: argparse.Namespace) -> int:
 
     if args.rlimit is not None and args.rlimit <= 0:
         raise UsageError(f"streamproof verify: error: --rlimit must be a positive integer, not {args.rlimit}")
-    _check_output_paths(args, UsageError)
+    _check_output_paths(args)
     before = None
     if args.refines:
         chunks_before = parse_inputs(args.refines)
@@ -87,10 +86,7 @@ def main(args: argparse.Namespace) -> int:
         sys.stdout.write("\n".join(out) + "\n")
     if args.trace_counterexample:
         trace: dict[str, Any] = next((r.trace() for r in reports if any(v.witness is not None for v in r.violations)), {"traceEvents": []})
-        try:
-            write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n")
-        except OSError as e:
-            raise UsageError(f"streamproof verify: error: --trace-counterexample {args.trace_counterexample}: {e.strerror or e}") from None
+        write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n", "--trace-counterexample")
     if any(r.errors for r in reports):
         return EXIT_VIOLATION
     if any(r.unknowns for r in reports):
@@ -98,26 +94,10 @@ def main(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_output_paths(args: argparse.Namespace, usage_error: type[Exception]) -> None:
+def _check_output_paths(args: argparse.Namespace) -> None:
     """Refuse unusable output paths before spending time on the proof (exit 2, not a crash)."""
-    if args.smt_dump:
-        if os.path.exists(args.smt_dump) and not os.path.isdir(args.smt_dump):
-            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: not a directory")
-        try:
-            os.makedirs(args.smt_dump, exist_ok=True)
-        except OSError as e:
-            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: {e.strerror or e}") from None
-        if not os.access(args.smt_dump, os.W_OK):
-            raise usage_error(f"streamproof verify: error: --smt-dump {args.smt_dump}: not a writable directory")
-    trace = args.trace_counterexample
-    if (clobbered := overwritten_input(trace, [args.input, args.refines])) is not None:
-        raise usage_error(f"streamproof verify: error: --trace-counterexample {trace} is the input file {clobbered}; refusing to overwrite it")
-    if trace and trace != "-":
-        parent = os.path.dirname(os.path.abspath(trace))
-        if not os.path.isdir(parent):
-            raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: no such directory {parent}")
-        if os.path.isdir(trace):
-            raise usage_error(f"streamproof verify: error: --trace-counterexample {trace}: is a directory")
+    check_dump_dir(args.smt_dump)
+    check_output(args.trace_counterexample, "--trace-counterexample", [args.input, args.refines])
 
 
 def _nothing_checked(path: str, checked: list[Any]) -> str:
