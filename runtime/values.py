@@ -24,7 +24,7 @@ import numpy as np
 
 from runtime.memory import dtype_of
 from stream.ir.attributes import DenseAttr
-from stream.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, FloatType, IndexType, IntegerType, TensorType, Type
+from stream.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, INDEX, FloatType, IndexType, IntegerType, TensorType, Type
 
 __all__ = [
     "BufferView",
@@ -232,7 +232,8 @@ def parse_input(text: str, base: Path | None = None, max_bytes: int | None = Non
 
 
 def _looks_like_number(text: str) -> bool:
-    return bool(_FLOAT.fullmatch(text) or _INT.fullmatch(text)) or text in ("true", "false")
+    # Decimal only: `0xf32` is a tensor of no elements, not the hexadecimal number 0xf32.
+    return bool(_FLOAT.fullmatch(text)) or text in ("true", "false")
 
 
 def _scalar(text: str, etype: Type | None) -> int | float | bool:
@@ -261,7 +262,8 @@ def _element(tok: str, etype: Type, dtype: np.dtype, text: str) -> Any:
         if not _FLOAT.fullmatch(tok):
             raise InputError(f"cannot read the elements of '{text}' as {etype} ('{tok}')")
         value = float(tok)
-        if math.isfinite(value) and abs(value) > float(np.finfo(dtype).max):
+        literal_inf = tok.lstrip("+-").lower() in ("inf", "infinity")  # 1e999 overflows to inf: out of range
+        if not math.isnan(value) and not literal_inf and abs(value) > float(np.finfo(dtype).max):
             raise InputError(f"{tok} in '{text}' is out of range for {etype} (largest finite value {np.finfo(dtype).max:G})")
         return value
     if not _INT.fullmatch(tok):
@@ -274,8 +276,11 @@ def _element(tok: str, etype: Type, dtype: np.dtype, text: str) -> Any:
 
 
 def _shape_and_type(head: str) -> tuple[tuple[int, ...], Type]:
-    parts = head.split("x")
-    etype = parse_element_type(parts[-1])
+    if head == "index" or head.endswith("xindex"):  # `index=5`, `4xindex=1`: 64-bit, as results print
+        parts = [*head[: -len("index")].rstrip("x").split("x"), "index"] if head != "index" else ["index"]
+    else:
+        parts = head.split("x")
+    etype = INDEX if parts[-1] == "index" else parse_element_type(parts[-1])
     dims: list[int] = []
     for p in parts[:-1]:
         if not re.fullmatch(r"[0-9]+", p):

@@ -109,6 +109,7 @@ def test_iree_element_type_codes() -> None:
     ("2xi1=2", r"'2' in '2xi1=2' is not an i1 value"),
     ("2xf16=1e5", r"1e5 in '2xf16=1e5' is out of range for f16"),
     ("2xf32=1_0", r"cannot read the elements of '2xf32=1_0' as f32"),
+    ("2xf32=1e999", r"1e999 in '2xf32=1e999' is out of range for f32"),  # Python's float() says inf
     ("\u0663x8xf32", r"non-ASCII character '\u0663' \(U\+0663\)"),
     ("\u00b2x8xf32", r"non-ASCII character '\u00b2'"),
     ("2xf32=\u0663", r"non-ASCII character"),
@@ -124,6 +125,8 @@ def test_values_at_the_edges_of_their_type_are_kept() -> None:
     assert parse_input("ui8=255") == 255 and parse_input("i8=0x7f") == 127
     assert parse_input("2xf16=65504").tolist() == [65504, 65504]
     assert np.isinf(parse_input("2xf32=inf")).all() and np.isnan(parse_input("2xf32=nan")).all()
+    assert parse_input("0xf32").shape == (0,)  # a tensor of no elements, not the hexadecimal number 0xf32
+    assert parse_input("index=5") == 5 and parse_input("2xindex=1").dtype == np.int64  # index results print as index=N
 
 
 def test_inputs_above_the_byte_limit_are_refused_before_allocation(tmp_path: Path) -> None:
