@@ -277,6 +277,12 @@ def _call(fr: Frame, op: Op) -> None:
         fr.env[r] = value
 
 
+@rule("util.optimization_barrier")
+def _optimization_barrier(fr: Frame, op: Op) -> None:
+    for r, v in zip(op.results, op.operands):
+        fr.env[r] = fr.value(v)
+
+
 # -- timepoints ------------------------------------------------------------------------------------
 def _fence(fr: Frame, v: Value | None) -> Fence:
     if v is None:

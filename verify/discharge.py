@@ -11,7 +11,8 @@ condition, with no reachability and no constant folding: an independent oracle f
 mode (a linear extension of the graph exists exactly when an ordering is not forced).
 
 Fail closed: `unknown`, including an `rlimit` hit, is never "proved" (status `unknown`, exit 3);
-so are `opaque` obligations (accesses through storage the model cannot name).
+so are `opaque` obligations (accesses through storage the model cannot name). A violation that
+depends on an op without an effect rule is `unknown` too, naming the op (`verify.unmodelled`).
 `smt_dump` writes every query as an SMT-LIB 2 file (with `set-logic`) that z3 or cvc5 re-check:
 `sat` means a violation, `unsat` a proof.
 """
@@ -29,6 +30,7 @@ from verify.hb import HappensBefore
 from verify.model import FunctionModel
 from verify.obligations import Cond, Obligation
 from verify.symbolic import Expr
+from verify.unmodelled import Unmodelled
 
 __all__ = ["Verdict", "Decider", "Stats", "DEFAULT_RLIMIT"]
 
@@ -83,11 +85,16 @@ class Decider:
         self._cache: dict[object, Verdict] = {}
         self._times: list[z3.ArithRef] | None = None
         self._solvers: dict[tuple[frozenset[int], tuple[int, ...]], z3.Solver] = {}
+        self._unmodelled = Unmodelled(model)
 
     # -- entry point ----------------------------------------------------------------------------
     def decide(self, ob: Obligation) -> Verdict:
         self.stats.obligations += 1
         v = self._full(ob) if self.full else self._pruned(ob)
+        if v.status == "violated":
+            why = self._unmodelled.why(ob)
+            if why is not None:  # the violation depends on what an op without a rule does
+                v = Verdict("unknown", v.how, reason=why)
         if v.status == "violated":
             self.stats.violated += 1
         elif v.status == "unknown":

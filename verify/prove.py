@@ -175,9 +175,8 @@ def check_program(path: Path, modes: Iterable[str] = ("pruned", "full")) -> Corp
         verify_structure(module)
         for mode in modes:
             report = verify_module(module, smt=mode)
-            got = report.classes or {"proved"}
-            if report.unknowns:
-                got = got | {"UNKNOWN"}
+            got = set(report.classes) | ({"UNKNOWN"} if report.unknowns else set())
+            got = got or {"proved"}  # "proved" only when nothing is violated or undecided
             result.got[mode] = got
     except DiagnosticError as e:
         result.detail = f"bad input: {e.diagnostic.location}: error: {e.diagnostic.message}"

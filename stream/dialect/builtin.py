@@ -24,6 +24,7 @@ from stream.ir.attributes import (
     format_symbol,
 )
 from stream.ir.core import Op
+from stream.ir.format import ParseContext
 from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
@@ -169,6 +170,23 @@ for _ret in ("func.return", "util.return"):
         traits=frozenset({"terminator", "return"}),
         format="attr-dict ($operands^ `:` type($operands))?",
     ))
+
+
+def _barrier_results(ctx: ParseContext) -> None:
+    ctx.types.setdefault("results", list(ctx.types.get("operands", [])))
+
+
+# IREE's `util.optimization_barrier`: its results are its operands, hidden from folding. The
+# verifier has no effect rule for it (what it does to the timeline is not assumed; see
+# verify/unmodelled.py); the executor passes the values through.
+define(OpSpec(
+    "util.optimization_barrier",
+    operands=(anyv("operands", "variadic"),),
+    results=(Result("results", "variadic"),),
+    levels=ANY,
+    infer=_barrier_results,
+    format="attr-dict ($operands^ `:` type($operands))?",
+))
 
 
 def _parse_call(p: Parser, state: OpState) -> None:

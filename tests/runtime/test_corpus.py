@@ -6,7 +6,8 @@ kernels that only touch bytes (`bindings="bytes"`) - the two checks must agree:
 
 * a proved program runs to completion with no error finding, under every driver and seed;
 * for a rejected one, every run reports only expected classes, and every expected class shows up
-  in some run. A deadlock counts as DEADLOCK and an out-of-bounds failure as OUT_OF_BOUNDS.
+  in some run; where the verifier left something undecided (`UNKNOWN`, an op without an effect
+  rule) a run may report anything. A deadlock counts as DEADLOCK and an out-of-bounds failure as OUT_OF_BOUNDS.
   PACK_OVERLAP has no dynamic name of its own: two slices that share bytes while both are in use
   show up as a race on those bytes, an access that leaves its slice as OUT_OF_BOUNDS once the
   chaos driver lays the slices out in another order.
@@ -43,6 +44,7 @@ INDEX_INPUTS: dict[str, list[int | None]] = {
     "cmd_symbolic_safe.mlir": [64],
     "cmd_oob_symbolic.mlir": [None, 200],  # a 64-byte window at 200 in a 256-byte buffer
     "cmd_oob_clamped_ok.mlir": [None, 1000],  # the same offset, reduced modulo 193: in bounds
+    "cmd_select_resource.mlir": [1],  # the select picks %a, which the region fills
 }
 RACES = {"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "MISSED_WAIT"}
 RUNS = [("sync", 0), ("task", 0), *(("chaos", seed) for seed in range(6))]
@@ -122,6 +124,8 @@ def test_runtime_agrees_with_the_verifier(path: Path) -> None:
             run_module(module, inputs, function=f.name, driver="sync", kernels=registry)
         return
     allowed = set(expect) | (RACES | {"OUT_OF_BOUNDS"} if "PACK_OVERLAP" in expect else set())
+    if "UNKNOWN" in expect:  # the verifier left something undecided: a run may show anything there
+        allowed |= RACES | {"OUT_OF_BOUNDS", "DEADLOCK", "USE_BEFORE_ALLOC", "USE_AFTER_FREE"}
     seen: set[str] = set()
     for driver, seed in RUNS:
         found = dynamic_classes(module, f, inputs, registry, driver, seed)
@@ -131,7 +135,7 @@ def test_runtime_agrees_with_the_verifier(path: Path) -> None:
             assert found <= allowed, f"{driver} (seed {seed}) reports {sorted(found - allowed)}, which the verifier does not"
         seen |= found
     if expect != {"proved"}:
-        missing = {c for c in expect if c != "PACK_OVERLAP" and c not in seen}
+        missing = {c for c in expect if c not in ("PACK_OVERLAP", "UNKNOWN") and c not in seen}
         if "PACK_OVERLAP" in expect and not seen & allowed:
             missing.add("PACK_OVERLAP")
         assert not missing, f"no run shows {sorted(missing)}"
