@@ -213,12 +213,15 @@ def parse_input(text: str, base: Path | None = None, max_bytes: int | None = Non
     check_size(f"'{head}'", count * dtype.itemsize, max_bytes, used=used)
     if data.startswith("@"):
         path = _resolve(data[1:], base)
+        want = count * dtype.itemsize
         try:
-            raw = path.read_bytes()
+            with open(path, "rb") as f:  # one byte more than needed tells a longer file; /dev/zero never ends
+                raw = f.read(want + 1)
         except OSError as e:
             raise InputError(f"cannot read {path}: {e.strerror}") from None
-        if len(raw) != count * dtype.itemsize:
-            raise InputError(f"{path} holds {len(raw)} bytes but {head} needs {count * dtype.itemsize}")
+        if len(raw) != want:
+            held = f"{len(raw)} bytes" if len(raw) <= want else f"more than {want} bytes"
+            raise InputError(f"{path} holds {held} but {head} needs {want}")
         return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
     tokens = [t for t in re.split(r"[\s,\[\]]+", data) if t]
     if not tokens:

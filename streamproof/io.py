@@ -106,8 +106,12 @@ def check_output(path: str | None, flag: str, inputs: Iterable[str | None] = (),
     parent = os.path.dirname(real) or "."
     if not os.path.isdir(parent):
         raise OutputError(f"{what}: no such directory {os.path.dirname(path) or '.'}")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{what}: cannot create files in {os.path.dirname(path) or '.'} (permission denied)")
+    try:  # the temporary file the write will rename: creating one now is the only sure test (root, read-only mounts)
+        fd, tmp = _create_temporary(parent)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise OutputError(f"{what}: cannot create files in {os.path.dirname(path) or '.'} ({e.strerror or e})") from None
 
 
 def check_dump_dir(path: str | None, flag: str = "--smt-dump") -> None:
@@ -155,17 +159,18 @@ def write_output(path: str | None, data: str | bytes, flag: str = "-o", follow: 
         raise OutputError(f"{flag} {path}: {e.strerror or e}") from None
 
 
-def _replace(real: str, raw: bytes, st: os.stat_result | None) -> None:
-    directory = os.path.dirname(real) or "."
+def _create_temporary(directory: str) -> tuple[int, str]:
     for _ in range(100):
         tmp = os.path.join(directory, f".streamproof-{secrets.token_hex(6)}.tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)  # the umask applies
-            break
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666), tmp  # the umask applies
         except FileExistsError:
             continue
-    else:  # pragma: no cover - 100 collisions of 48 random bits
-        raise OSError(f"cannot create a temporary file in {directory}")
+    raise OSError(f"cannot create a temporary file in {directory}")  # pragma: no cover - 100 collisions of 48 random bits
+
+
+def _replace(real: str, raw: bytes, st: os.stat_result | None) -> None:
+    fd, tmp = _create_temporary(os.path.dirname(real) or ".")
     try:
         if st is not None:  # the replaced file's mode (and owner, where allowed) carry over
             os.fchmod(fd, stat.S_IMODE(st.st_mode))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -142,3 +143,21 @@ def test_inputs_above_the_byte_limit_are_refused_before_allocation(tmp_path: Pat
     with pytest.raises(InputError, match=r"a.npy: 7.8 KiB \(8000 bytes\) is above the input limit"):
         parse_input("@a.npy", tmp_path, max_bytes=4096)  # from the .npy header, before the data is read
     assert parse_input("@a.npy", tmp_path, max_bytes=8000).shape == (1000,)
+
+
+def test_raw_bytes_are_read_no_further_than_needed(tmp_path: Path) -> None:
+    (tmp_path / "long.bin").write_bytes(bytes(20))
+    with pytest.raises(InputError, match="holds more than 16 bytes but 4xf32 needs 16"):
+        parse_input("4xf32=@long.bin", tmp_path)
+    outcome: list[str] = []
+
+    def read_zero() -> None:
+        try:
+            parse_input("4xf32=@/dev/zero")
+        except InputError as e:
+            outcome.append(str(e))
+
+    reader = threading.Thread(target=read_zero, daemon=True)
+    reader.start()
+    reader.join(30)  # /dev/zero never ends: reading it whole never returned
+    assert outcome == ["/dev/zero holds more than 16 bytes but 4xf32 needs 16"]
