@@ -137,12 +137,15 @@ def write_output(path: str | None, data: str | bytes, flag: str = "-o", follow: 
     a regular file). With `keep_existing`, an existing regular file is never replaced: the data
     goes to a new file beside it (`t.json` -> `t.failed.json`, `t.failed.1.json`, ...).
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
     if path is None or path == "-":
-        sys.stdout.flush()
-        sys.stdout.buffer.write(raw)
+        if isinstance(data, str):
+            sys.stdout.write(data)
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return "-"
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     real, st = _target(path, follow)
     try:
         if st is not None and not stat.S_ISREG(st.st_mode):
