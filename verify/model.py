@@ -120,6 +120,7 @@ class FunctionModel:
     # Private functions: an allocation returned with a timepoint is observed by the caller once
     # that timepoint is reached (these sites), not at the return.
     deferred: dict[int, list[Site]] = field(default_factory=dict)
+    ready_escapes: set[int] = field(default_factory=set)  # allocations handed out ready (not with a timepoint)
 
     @property
     def symbols(self) -> Symbols:
@@ -349,10 +350,14 @@ class Builder:
             if isinstance(v.type, ResourceType):
                 self.model.ready[v] = site
 
-    def escape(self, site: Site, value: Value) -> None:
+    def escape(self, site: Site, value: Value, handed: bool = False) -> None:
+        """`value`'s storage leaves the function at `site` (ready, unless `handed` over with a
+        timepoint by a private function)."""
         view = self.storage.view(value)
         if view is not None:
             self.model.escapes.setdefault(view.alloc.id, site)
+            if not handed:
+                self.model.ready_escapes.add(view.alloc.id)
 
 
 def build_model(func: Function, module: Module | None = None) -> FunctionModel:

@@ -413,11 +413,27 @@ def completion(model: FunctionModel) -> Iterator[Obligation]:
                 targets=tuple(targets),
             )
     seen: set[int] = set()
+    every = [h for hs in model.deferred.values() for h in hs]
     for a in sorted(model.accesses, key=lambda a: not a.writes):
         visible = a.alloc.caller_visible or a.alloc.id in model.escapes
-        if not visible or a.site.id in seen or a.site.host:
+        if not visible or a.site.id in seen or a.site.host or a.site in every:
             continue
         seen.add(a.site.id)
+        own = model.deferred.get(a.alloc.id)
+        handed = own or (every if a.alloc.caller_visible else None)
+        if handed and a.alloc.id not in model.ready_escapes and not model.completions:
+            # Private function: storage returned unready with a timepoint is observed once the
+            # caller has awaited that timepoint (each one it is returned with); the caller's other
+            # buffers once it has awaited a timepoint the call returned (each, as it may pick any).
+            for h in handed:
+                if h is not a.site:
+                    yield Obligation(
+                        "MISSED_WAIT", "order", a.site, h, a, None, a.alloc, roles=("access", "handed over"),
+                        detail="is not covered by the timepoint the function returns with it" if own else
+                        "is not covered by a timepoint the function returns (the caller reuses its buffers once it has awaited one)",
+                        targets=(h,),
+                    )
+            continue
         t = targets[-1]
         yield Obligation(
             "MISSED_WAIT", "order" if len(targets) == 1 else "order_any", a.site, t, a, None, a.alloc,

@@ -106,3 +106,72 @@ util.func public @q(%x: !stream.resource<external>, %t: !stream.timepoint) -> (!
     p, q = functions(parse(text))
     assert handed_pairs(p, p.body.ops[-1]) == {0: 1}
     assert handed_pairs(q, q.body.ops[-1]) == {}
+
+
+# -- private functions hand the wait to their caller (issue 9 item 6) ------------------------------
+def private_fill(ret: str, vis: str = "private", results: str = "(!stream.resource<external>, !stream.timepoint)") -> str:
+    return f"""
+util.func {vis} @fill(%buf: !stream.resource<external>, %t0: !stream.timepoint, %other: !stream.resource<external>) -> {results} {{
+  {HEAD}
+  %ta = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%buf as %b: {RES}) {{
+    stream.cmd.fill %c1_i32, %b[%c0 for %c64] : i32 -> {RES}
+  }} => !stream.timepoint
+  %tb = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%other as %o: {RES}) {{
+    stream.cmd.fill %c1_i32, %o[%c0 for %c64] : i32 -> {RES}
+  }} => !stream.timepoint
+  %tab = stream.timepoint.join max(%ta, %tb) => !stream.timepoint
+  util.return {ret}
+}}
+"""
+
+
+TWO = "(!stream.resource<external>, !stream.timepoint, !stream.resource<external>, !stream.timepoint)"
+
+
+def test_a_private_function_returning_a_covering_timepoint_leaves_the_wait_to_its_caller() -> None:
+    assert classes(private_fill("%buf, %tab : !stream.resource<external>, !stream.timepoint")) == set()
+    # Each result is covered by its own timepoint; %tab covers both, so the caller's buffers are
+    # done once it has awaited either.
+    two = "%buf, %tab, %other, %tab : !stream.resource<external>, !stream.timepoint, !stream.resource<external>, !stream.timepoint"
+    assert classes(private_fill(two, results=TWO)) == set()
+
+
+def test_a_returned_timepoint_that_misses_a_write_is_a_missed_wait() -> None:
+    # %ta covers the write to %buf but not the one to %other, which the caller may reuse once it
+    # has awaited %ta.
+    report = check(private_fill("%buf, %ta : !stream.resource<external>, !stream.timepoint"))
+    assert {v.cls for v in report.violations} == {"MISSED_WAIT"}
+    assert any("a timepoint the function returns" in v.message for v in report.violations)
+    # Swapped pairs: each result comes with the other's timepoint.
+    swapped = "%buf, %tb, %other, %ta : !stream.resource<external>, !stream.timepoint, !stream.resource<external>, !stream.timepoint"
+    report = check(private_fill(swapped, results=TWO))
+    assert {v.cls for v in report.violations} == {"MISSED_WAIT"}
+    assert sorted(v.allocation[0] for v in report.violations if v.allocation) == ["%buf", "%other"]
+    # The timepoint it was given covers neither write.
+    assert classes(private_fill("%buf, %t0 : !stream.resource<external>, !stream.timepoint")) == {"MISSED_WAIT"}
+
+
+def test_public_functions_and_results_without_a_timepoint_keep_the_synchronous_rule() -> None:
+    covering = "%buf, %tab : !stream.resource<external>, !stream.timepoint"
+    assert classes(private_fill(covering, vis="public")) == {"MISSED_WAIT"}
+    # A resource followed by a non-timepoint: returned ready, so finished at the return.
+    assert classes(private_fill("%buf : !stream.resource<external>", results="!stream.resource<external>")) == {"MISSED_WAIT"}
+
+
+def test_the_handed_over_value_is_ready_only_where_the_caller_has_awaited_it() -> None:
+    # Async level: the returned value itself must be produced under its timepoint.
+    text = f"""
+util.func private @produce(%x: !stream.resource<external>, %tx: !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint) {{
+  {HEAD}
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) await(%tx) => with(%x as %a: {RES}) -> {RES} {{
+    %y = stream.async.dispatch @ex::@f(%a[%c0 to %c64 for %c64]) : ({RES}) -> {RES}
+    stream.yield %y : {RES}
+  }} => !stream.timepoint
+  %now = stream.timepoint.immediate => !stream.timepoint
+  util.return %r, {{tp}} : !stream.resource<external>, !stream.timepoint
+}}
+"""
+    assert classes(text.replace("{tp}", "%t")) == set()
+    report = check(text.replace("{tp}", "%now"))
+    assert {v.cls for v in report.violations} == {"MISSED_WAIT"}
+    assert any("uses %r without a wait that covers execute #1" in v.message for v in report.violations)

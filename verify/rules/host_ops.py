@@ -5,6 +5,9 @@
   the whole value (its producer must be covered by a wait before it);
 * `func.return` / `util.return`: the caller observes returned resources (a read of each) and,
   with the synchronous ABI, may reuse or read its own buffers as soon as the function returns.
+  A private function hands a resource returned right before a timepoint to its caller unready
+  (`stream.analysis.abi.handed_pairs`): the read, the readiness and the completion of the work
+  on its storage move to where the caller has awaited that timepoint.
 
 With the async ABI (the function chains fences with `timepoint.chain_external`) the caller
 observes exported and returned buffers when the fences are signalled, not when the host hands
@@ -13,8 +16,10 @@ them over: exports and returns are then no reads; the completion obligation chec
 
 from __future__ import annotations
 
-from stream.ir.core import Op
+from stream.analysis.abi import handed_pairs
+from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType
+from verify.events import Site
 from verify.model import READ, Builder
 from verify.rules import effect
 
@@ -39,12 +44,34 @@ def tensor_export(b: Builder, op: Op) -> None:
 @effect("func.return", "util.return")
 def return_(b: Builder, op: Op) -> None:
     site = b.host(op, "return")
-    for v in op.operands:
+    pairs = handed_pairs(b.model.func, op)
+    for i, v in enumerate(op.operands):
         if isinstance(v.type, ResourceType):
-            if not b.model.async_abi:
+            if i in pairs:
+                _hand_over(b, op, site, v, op.operands[pairs[i]])
+            elif not b.model.async_abi:
                 b.use(site, v)
                 b.whole(site, v, READ, "return")
             else:
                 b.model.handoffs.append((site, v))
-            b.escape(site, v)
+            b.escape(site, v, handed=i in pairs)
     b.model.return_site = site
+
+
+def _hand_over(b: Builder, op: Op, site: Site, v: Value, t: Value) -> None:
+    """A private function returns `v` unready with the timepoint `t`: the caller observes it once
+    it has returned and `t` is reached (it awaits `t` before using `v`), so that is where `v`
+    must be ready and is read, and where the work on its storage must be finished."""
+    preds = [(site.start, "returned")]
+    e = b.model.tp_event.get(t)
+    if e is not None:
+        preds.append((e, "the returned timepoint is reached"))
+    name = f"%{v.name_hint}" if v.name_hint else "a result"
+    seen = b.reach(f"the caller once the timepoint returned with {name} is reached", preds, op)
+    handed = b.graph.site_of[seen]
+    assert handed is not None
+    b.use(handed, v)
+    b.whole(handed, v, READ, "handed to the caller")
+    view = b.view(v)
+    if view is not None:
+        b.model.deferred.setdefault(view.alloc.id, []).append(handed)
