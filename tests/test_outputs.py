@@ -252,6 +252,12 @@ def test_a_failed_run_keeps_an_existing_trace_file(capsys: pytest.CaptureFixture
     assert any("failed" in e.get("args", {}) for e in json.loads(beside.read_text())["traceEvents"])
     code, _, err = cli(capsys, "run", str(prog), "--kernels", str(boom), "--trace", str(trace))
     assert code == 1 and (tmp_path / "t.failed.1.json").exists() and trace.read_text() == '{"mine": true}\n'
+    # A run that completes but fails its checks (a race found by --check-races) keeps it too.
+    early_free = tmp_path / "early_free.mlir"
+    early_free.write_text((PROGRAMS / "two_devices.mlir").read_text().replace("await(%e1) => %tmp", "await(%e0) => %tmp"))
+    code, _, err = cli(capsys, "run", str(early_free), "--check-races", "--driver", "sync", "--trace", str(trace))
+    assert code == 1 and "USE_AFTER_FREE" in err and trace.read_text() == '{"mine": true}\n'
+    assert (tmp_path / "t.failed.2.json").exists()
     code, _, err = cli(capsys, "run", str(PROGRAMS / "all_commands.mlir"), "--trace", str(trace))  # a run that succeeds replaces it
     assert code == 0, err
     assert "traceEvents" in json.loads(trace.read_text())

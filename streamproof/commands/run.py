@@ -134,7 +134,6 @@ def main(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     except runtime.InputError as e:
         raise UsageError(f"streamproof run: error: {e}") from None
-    _write_trace(tracer, args.trace)
 
     print(f"EXEC @{fn.name}")
     for i, value in enumerate(result.results):
@@ -156,6 +155,8 @@ def main(args: argparse.Namespace) -> int:
         assert reference is not None
         if not _check(reference, fn.name, inputs, result.results, args):
             status = EXIT_FAILED
+    # Written once the verdict is known: a run that fails (races, a --check mismatch) keeps an existing trace.
+    _write_trace(tracer, args.trace, failed=status != EXIT_OK)
     return status
 
 
