@@ -13,6 +13,7 @@ reject it (`MutationClass.predicted`); `must_kill` classes are non-equivalent by
 | `dealloca-before-last-use` | a dealloca moves before the last execute that uses its resource, awaiting what that execute awaits | USE_AFTER_FREE |
 | `drop-wait-fence` | a region stops (transitively) awaiting the coarse-fences ABI's imported wait fence | MISSED_WAIT |
 | `into-wave` | a command that shares a resource with the one before it moves into a `cmd.concurrent` wave with it | a race class |
+| `async-into-wave` | an op that uses a result of an `async.concurrent` wave moves into the wave (capturing what it reads) | a race class |
 """
 
 from __future__ import annotations
@@ -203,6 +204,90 @@ def into_wave(module: Module) -> Iterator[Mutant]:
                     _with_body(module, f, ops[:i] + (new_exec,) + ops[i + 1:])
 
 
+def _size_of(v: Value, execute: Op) -> Value | None:
+    """The size an execute region gives a resource it captures (None for other values)."""
+    block = execute.regions[0].blocks[0]
+    if v not in block.arguments:
+        return None
+    spec = spec_of(execute)
+    assert spec is not None
+    return spec.operand_group(execute, "resource_operand_sizes")[block.arguments.index(v)]
+
+
+def _result_sizes(op: Op) -> tuple[Value, ...] | None:
+    spec = spec_of(op)
+    if spec is None:
+        return None
+    for group in ("result_sizes", "result_size", "target_size"):
+        if group in spec._operand_index:
+            sizes = spec.operand_group(op, group)
+            return sizes if len(sizes) == len(op.results) else None
+    return None
+
+
+def _join_wave(execute: Op, wave: Op, b: Op) -> tuple[Op, dict[Value, Value]] | None:
+    """`wave` with `b` (which uses its results) moved inside, capturing what `b` reads from the
+    region; with the map from old results (the wave's and `b`'s) to the new wave's."""
+    spec, block = spec_of(wave), wave.regions[0].blocks[0]
+    assert spec is not None
+    yield_op = block.ops[-1]
+    yspec = spec_of(yield_op)
+    b_sizes = _result_sizes(b)
+    if yspec is None or b_sizes is None:
+        return None
+    captured = list(spec.operand_group(wave, "resource_operands"))
+    capture_sizes = list(spec.operand_group(wave, "resource_operand_sizes"))
+    args = list(block.arguments)
+    yielded = yspec.operand_group(yield_op, "resource_operands")
+    inner: dict[Value, Value] = dict(zip(wave.results, yielded))
+    for v in b.operands:
+        if v in inner or "resource" not in str(v.type):
+            continue
+        if v in captured:
+            inner[v] = args[captured.index(v)]
+            continue
+        size = _size_of(v, execute)
+        if size is None:
+            return None
+        captured.append(v)
+        capture_sizes.append(size)
+        args.append(Value(v.type, "captured"))
+        inner[v] = args[-1]
+    moved = b.replace(operands=tuple(inner.get(v, v) for v in b.operands))
+    new_yield = yspec.build(operands={"resource_operands": (*yielded, *b.results),
+                                      "resource_operand_sizes": (*yspec.operand_group(yield_op, "resource_operand_sizes"), *b_sizes)},
+                            location=yield_op.location)
+    attrs = {k: v for k, v in wave.properties.items() if k not in ("operandSegmentSizes", "resultSegmentSizes")}
+    new_wave = spec.build(
+        operands={"resource_operands": tuple(captured), "resource_operand_sizes": tuple(capture_sizes),
+                  "result_sizes": (*spec.operand_group(wave, "result_sizes"), *b_sizes)},
+        results={"results": tuple(r.type for r in (*wave.results, *b.results))},
+        attrs=attrs, regions=(Region.of(tuple(args), (*block.ops[:-1], moved, new_yield)),), location=wave.location)
+    return new_wave, dict(zip((*wave.results, *b.results), new_wave.results))
+
+
+def async_into_wave(module: Module) -> Iterator[Mutant]:
+    """An op that uses a result of an `async.concurrent` wave moves into that wave."""
+    for f in functions(module):
+        ops = f.body.ops
+        for i, ex in enumerate(ops):
+            if ex.name != "stream.async.execute":
+                continue
+            body = ex.regions[0].blocks[0]
+            for k in range(len(body.ops) - 1):
+                wave, b = body.ops[k], body.ops[k + 1]
+                if wave.name != "stream.async.concurrent" or b.name == "stream.yield" or not set(b.operands) & set(wave.results):
+                    continue
+                joined = _join_wave(ex, wave, b)
+                if joined is None:
+                    continue
+                new_wave, outer = joined
+                new_body = (*body.ops[:k], new_wave, *substitute(body.ops[k + 2:], outer))
+                new_ex = ex.replace(regions=(Region.of(body.arguments, tuple(new_body)),))
+                yield f"{b.name} at {b.location} moves into the wave at {wave.location}", \
+                    _with_body(module, f, ops[:i] + (new_ex,) + ops[i + 1:])
+
+
 @dataclass(frozen=True)
 class MutationClass:
     operator: Callable[[Module], Iterator[Mutant]]
@@ -217,4 +302,5 @@ CLASSES: dict[str, MutationClass] = {
     "dealloca-before-last-use": MutationClass(dealloca_before_last_use, frozenset({"USE_AFTER_FREE"}), must_kill=True),
     "drop-wait-fence": MutationClass(drop_wait_fence, frozenset({"MISSED_WAIT"}), must_kill=True),
     "into-wave": MutationClass(into_wave, RACES),
+    "async-into-wave": MutationClass(async_into_wave, RACES, must_kill=True),
 }

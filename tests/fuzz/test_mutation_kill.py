@@ -1,8 +1,8 @@
 """Mutation self-test with a kill rate (issue 9, "Keep it true").
 
 Sources: IREE 3.13's stage 04-10 dumps of the four programs in `tests/data/iree/` (async and cmd
-level), streamproof's own compile of every example, and the coarse-fences ABI programs in
-`tests/data/mutation/`. Every mutation class of `kill_mutations.py` runs over every source; each
+level), streamproof's own compile of every example (to the end, and to the async level after
+propagate-timepoints), and the coarse-fences ABI programs in `tests/data/mutation/`. Every mutation class of `kill_mutations.py` runs over every source; each
 mutant is verified and must be
 
 * **killed**: rejected with a class the mutation predicts (beyond what the source already
@@ -67,8 +67,13 @@ def sources() -> list[tuple[str, Module]]:
         m = ir.parse_module(p.read_text(), str(p))
         verify_structure(m)
         out.append((str(p.relative_to(ROOT)), m))
+    from stream.passes import DEFAULT_PIPELINE
+
+    to_async = ",".join(DEFAULT_PIPELINE[: DEFAULT_PIPELINE.index("propagate-timepoints") + 1])
     for p in EXAMPLES:
-        out.append((f"compiled {p.relative_to(ROOT)}", streamproof.compile(p.read_text(), verify="final", filename=str(p)).module))
+        name = str(p.relative_to(ROOT))
+        out.append((f"compiled {name}", streamproof.compile(p.read_text(), verify="final", filename=str(p)).module))
+        out.append((f"compiled to async {name}", streamproof.compile(p.read_text(), pipeline=to_async, verify="final", filename=str(p)).module))
     return out
 
 
@@ -209,7 +214,7 @@ def test_the_sources_cover_every_stage_and_level() -> None:
     assert len([n for n in names if "/iree/" in n]) == 4 * 7
     assert {n.split("/")[-1][:2] for n in names if "/iree/" in n} == {f"{k:02d}" for k in range(4, 11)}
     assert any("coarse_fences_async" in n for n in names) and any("coarse_fences_cmd" in n for n in names)
-    assert len([n for n in names if n.startswith("compiled ")]) == len(EXAMPLES) >= 6
+    assert len([n for n in names if n.startswith("compiled ")]) == 2 * len(EXAMPLES) >= 12
 
 
 def test_the_race_detector_sees_what_a_killed_mutant_breaks() -> None:
