@@ -365,7 +365,7 @@ def packs(model: FunctionModel, all_members: dict[Op, list[list[Access]]] | None
                 cond = ((offsets[j] + sizes[j] - offsets[i], offsets[i] + sizes[i] - offsets[j], sizes[j], sizes[i]),)
                 yield Obligation(
                     "PACK_OVERLAP", "pack", x.site, y.site, x, y, x.alloc, cond, (f"slice #{j}", f"slice #{i}"), op=op,
-                    detail=f"slices #{j} and #{i} may share bytes (their lifetime intervals are disjoint) but are in use at the same time",
+                    detail=f"slices #{j} and #{i} may share bytes (their lifetime intervals are disjoint) but their uses are not separated in time",
                     extra=(j, i), groups=(tuple(members[j]), tuple(members[i])),
                 )
 

@@ -59,19 +59,21 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     """The execution in which `ob` fails (None for facts that need no schedule, e.g. a leak)."""
     g = model.graph
     a, b = ob.first, ob.second
+    later: tuple[Site, Site] | None = None  # pack: the pair whose uses come back after the other slice's
     if ob.shape == "pack":
-        a, b = _unordered_pair(ob, before)
+        (a, b), later = _pack_pairs(ob, before)
     if a is None or ob.cls in ("LEAK", "DEADLOCK"):
         return None
     side_a = [a.start, a.end]
     side_b: list[int] = []
-    shows: list[int] = [a.start]
     if b is not None:
         side_b = [b.start, b.end]
-        shows.append(b.start)
     targets = list(ob.targets) if ob.shape == "order_any" else ([b] if b is not None else [])
     for other in targets[1:]:
         side_b.extend((other.start, other.end))
+    if later is not None:
+        side_a.extend((later[0].start, later[0].end))
+        side_b.extend((later[1].start, later[1].end))
     anc_a = g.ancestors(side_a)
     anc_b = g.ancestors(side_b) if side_b else set()
     keys = set(side_a) | set(side_b)
@@ -88,7 +90,7 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
             solver.add(t[u] < t[v])
     for e in window:
         solver.add(t[e] >= 0)
-    violation, stop = _violation(ob, a, b, targets, t)
+    violation, stop = _violation(ob, a, b, targets, t, later)
     solver.add(*violation)
     exprs = cond_exprs(ob.cond) if ob.cond else []
     if ob.cond is not None and ob.shape != "fact":
@@ -126,11 +128,15 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
 
 
 def _violation(
-    ob: Obligation, a: Site, b: Site | None, targets: list[Site], t: dict[int, z3.ArithRef]
+    ob: Obligation, a: Site, b: Site | None, targets: list[Site], t: dict[int, z3.ArithRef],
+    later: tuple[Site, Site] | None = None,
 ) -> tuple[list[z3.BoolRef], list[int]]:
     """Constraints saying the bad thing happens, and the events after which it has happened."""
     if b is None:
         return [], [a.start]
+    if later is not None:  # pack, interleaved: `a` before `b`, and `b` before a later use `x` of a's slice
+        x, y = later
+        return [t[a.start] < t[b.end], t[y.start] < t[x.end]], [a.start, b.start, x.start]
     if ob.shape in ("conflict", "pack"):
         if a is b:
             return [], [a.start]
@@ -140,17 +146,26 @@ def _violation(
     return [], [a.start, b.start]
 
 
-def _unordered_pair(ob: Obligation, before: object) -> tuple[Site | None, Site | None]:
+def _pack_pairs(ob: Obligation, before: object) -> tuple[tuple[Site | None, Site | None], tuple[Site, Site] | None]:
+    """Why the uses of two slices that may share bytes are not separated in time (the pack
+    obligation failed: neither every use of slice j precedes every use of slice i, nor the other
+    way round). Either a use `x` of j and a use `y` of i are unordered: they may overlap, one
+    execution shows it. Or every pair is ordered but in both directions (the uses interleave): a
+    pair with `a` before `b` and a pair with `y` before `x`, where `a`, `x` use one slice and
+    `b`, `y` the other; returned as ((a, b), (x, y)), which every execution exhibits."""
     xs, ys = ob.groups
     for x in xs:
         for y in ys:
             if not before(x.site, y.site) and not before(y.site, x.site):  # type: ignore[operator]
-                return x.site, y.site
-    for x in xs:
-        for y in ys:
-            if not before(x.site, y.site):  # type: ignore[operator]
-                return x.site, y.site
-    return ob.first, ob.second
+                return (x.site, y.site), None
+    forward = next(((x.site, y.site) for x in xs for y in ys if before(x.site, y.site)), None)  # type: ignore[operator]
+    backward = next(((x.site, y.site) for x in xs for y in ys if before(y.site, x.site)), None)  # type: ignore[operator]
+    if forward is None or backward is None:
+        return (ob.first, ob.second), None
+    (sa, sb), (sx, sy) = forward, backward
+    if before(sa, sx):  # type: ignore[operator]
+        return (sa, sb), (sx, sy)  # j at `sa`, then i at `sb`, then j again at `sx` (after `sy`)
+    return (sy, sx), (sb, sa)  # i at `sy`, then j at `sx`, then i again at `sb` (after `sa`)
 
 
 def _descendants(g: object, keys: set[int], within: set[int]) -> set[int]:
@@ -223,7 +238,7 @@ def _step(model: FunctionModel, e: int, ob: Obligation, values: dict[int, int], 
 
 
 def _detail(model: FunctionModel, ob: Obligation, site: Site | None, values: dict[int, int]) -> str:
-    for acc in (ob.x, ob.y):
+    for acc in (ob.x, ob.y, *ob.groups[0], *ob.groups[1]):
         if acc is not None and acc.site is site:
             lo = model.symbols.evaluate(acc.lo, values)
             hi = model.symbols.evaluate(acc.hi, values)

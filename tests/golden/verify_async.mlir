@@ -139,7 +139,7 @@ util.func public @slice_oob(%view: !hal.buffer_view, %n: index) -> !hal.buffer_v
 // -----
 
 // The pack is told the two slices never live at once, but a concurrent wave uses both: they may share bytes.
-// CHECK-LABEL: error: PACK_OVERLAP in @pack_overlap on %slab (alloca at {{.+}}) bytes [{{[0-9]+}}, {{[0-9]+}}): slices #0 and #1 may share bytes (their lifetime intervals are disjoint) but are in use at the same time
+// CHECK-LABEL: error: PACK_OVERLAP in @pack_overlap on %slab (alloca at {{.+}}) bytes [{{[0-9]+}}, {{[0-9]+}}): slices #0 and #1 may share bytes (their lifetime intervals are disjoint) but their uses are not separated in time
 // CHECK-NEXT: slice #0: stream.cmd.copy target %s[%p#1 for 64] {{.+}} (cmd.concurrent in execute #1 on @dev0)
 // CHECK-NEXT: slice #1: stream.cmd.copy target %s[%p#2 for 64] {{.+}} (cmd.concurrent in execute #1 on @dev0)
 // CHECK-NEXT: with: %p#0 = {{[0-9]+}}, %p#1 = [[O:[0-9]+]], %p#2 = [[O]]

@@ -10,6 +10,7 @@ counterexample really make the program fail.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CORPUS, check, parse
@@ -30,6 +31,15 @@ def _running_together(pos: dict[int, int], a: Site, b: Site) -> bool:
         return False
     a_end, b_end = pos.get(a.end, len(pos)), pos.get(b.end, len(pos))
     return pos[a.start] < b_end and pos[b.start] < a_end
+
+
+def _not_separated(pos: dict[int, int], groups: tuple[tuple[Any, ...], tuple[Any, ...]]) -> bool:
+    """Neither slice's uses all end before the other's start in this order: some use of slice j
+    starts before a use of slice i ends, and some use of i starts before a use of j ends."""
+    def starts_before_end(us: tuple[Any, ...], them: tuple[Any, ...]) -> bool:
+        return any(u.site.start in pos and pos[u.site.start] < pos.get(t.site.end, len(pos)) for u in us for t in them)
+    xs, ys = groups
+    return starts_before_end(xs, ys) and starts_before_end(ys, xs)
 
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
@@ -55,6 +65,8 @@ def test_witness_replays_against_every_edge(path: Path) -> None:
             assert pos[b.start] < pos.get(a.end, len(pos)), "the second op must start before the first one ends"
         elif ob.shape == "order_any":
             assert all(pos[t.start] < pos.get(a.end, len(pos)) for t in ob.targets)
+        elif ob.shape == "pack":
+            assert _not_separated(pos, ob.groups), f"{path.name}: the witness separates the two slices' uses"
         # Every printed step is an event of the order, in the same relative order.
         shown = [s[0] for s in v.lanes if s[0] >= 0]
         assert [pos[e] for e in shown] == sorted(pos[e] for e in shown)
