@@ -10,8 +10,9 @@ examples:
   cat prog.mlir | streamproof compile - --pass-pipeline=
 
 After a verified compile the proof summary goes to stderr; when a pass output is not proved the
-command prints the counterexample (naming the pass), writes no output file, and exits 1 (3 when
-the solver could not decide).
+command prints the counterexample (naming the pass), writes nothing to -o (only the witness to
+--trace-counterexample), and exits 1 (3 when the solver could not decide). Output targets (-o,
+--trace-counterexample, --smt-dump) are checked before any pass runs (exit 2).
 """
 
 from __future__ import annotations

@@ -26,6 +26,9 @@ passed with --kernels registers more with @streamproof.kernel, e.g. for IREE's d
 or, to check a schedule for races and deadlocks without writing real kernels, take each binding
 as its raw bytes: @streamproof.kernel("diamond_dispatch_0_matmul_64x64x64_f32", bindings="bytes").
 
+outputs: --trace and --output-dir are checked before anything runs; a run that fails (exit 1) keeps
+an existing --trace FILE and writes its trace beside it (t.json -> t.failed.json).
+
 exit codes: 0 ok; 1 the program failed (a kernel raised, a deadlock, a memory fault), a result
 differs from the reference (--check), a race was found (--check-races), or a pass failed its
 proof; 2 bad input or usage; 3 internal error.
