@@ -213,7 +213,12 @@ def overwritten_input(output: str | None, inputs: Iterable[str | None]) -> str |
     A command must never replace a file the user gave it to read: `compile x.mlir -o x.mlir` would
     lose the source the moment the compiled text is written.
     """
-    if not output or output == "-" or not os.path.exists(output):
+    if not output or output == "-":
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(output).st_mode):
+            return None  # writing a device or FIFO replaces nothing: `-o /dev/null` with input /dev/null is fine
+    except OSError:
         return None
     for path in inputs:
         if path and path != "-":

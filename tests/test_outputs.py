@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from streamproof.cli import main
+from streamproof.io import overwritten_input
 
 ROOT = Path(__file__).resolve().parent.parent
 MLP = ROOT / "examples" / "mlp.mlir"
@@ -119,6 +120,15 @@ def test_a_character_device_stays_a_device(capsys: pytest.CaptureFixture[str]) -
         os.close(master)
     written = b"".join(chunks)
     assert b"func.func @mlp(" in written and b"traceEvents" in written
+
+
+def test_only_a_regular_file_is_an_input_a_write_would_clobber(tmp_path: Path) -> None:
+    """Writing a FIFO or device replaces nothing: `-o /dev/null` with input /dev/null is not refused."""
+    fifo, regular = tmp_path / "p.fifo", tmp_path / "x.mlir"
+    os.mkfifo(fifo)
+    regular.write_text("")
+    assert overwritten_input(str(fifo), [str(fifo)]) is None
+    assert overwritten_input(str(regular), [str(tmp_path / "." / "x.mlir")]) == str(tmp_path / "." / "x.mlir")
 
 
 def test_a_socket_or_a_directory_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
