@@ -124,8 +124,12 @@ def check_dump_dir(path: str | None, flag: str = "--smt-dump") -> None:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
         raise OutputError(f"{flag} {path}: {e.strerror or e}") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag} {path}: not a writable directory")
+    try:  # as for a file: creating one is the only sure test
+        fd, tmp = _create_temporary(path)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise OutputError(f"{flag} {path}: not a writable directory ({e.strerror or e})") from None
 
 
 def write_output(path: str | None, data: str | bytes, flag: str = "-o", follow: bool = True, keep_existing: bool = False) -> str:

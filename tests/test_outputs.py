@@ -213,6 +213,7 @@ def test_an_smt_dump_symlink_is_replaced_not_followed(capsys: pytest.CaptureFixt
     (["--trace-counterexample", "{tmp}"], "--trace-counterexample {tmp}: is a directory"),
     (["--smt-dump", "{tmp}/file"], "--smt-dump {tmp}/file: not a directory"),
     (["-o", "/proc/streamproof.mlir"], "-o /proc/streamproof.mlir: cannot create files in /proc"),  # root may, the kernel may not
+    (["--smt-dump", "/proc/self"], "--smt-dump /proc/self: not a writable directory"),
 ])
 def test_compile_checks_its_outputs_before_compiling(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch, argv: list[str], message: str) -> None:
