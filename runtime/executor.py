@@ -26,6 +26,7 @@ from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
 from runtime.values import InputError
 from stream.analysis.abi import wait_fences
+from stream.analysis.awaits import TIMELINE_USERS, Gates
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
@@ -58,6 +59,9 @@ class Session:
         self.semaphores = 0
         self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
         self.return_location = ""  # where the function run last returned
+        # Awaited timepoints the next submission also waits on (a pure await chained into the
+        # timeline op that uses its result: stream.analysis.awaits); set only around one rule.
+        self.extra_waits: Fence | None = None
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -100,6 +104,8 @@ class Session:
     def submit(self, op: Op, kind: str, waits: Fence, work: Callable[[WorkContext], None] | None, *, memory: int = 0,
                component: int = 0, final_local: dict[int, float] | None = None) -> tuple[Fence, Submission]:
         device, queue, location = self._place(op)
+        if self.extra_waits is not None:
+            waits = Fence.join((waits, self.extra_waits))
         if device not in self.pools:
             self.pool(device)
         label = f"{kind} on @{device} at {location}"
@@ -125,15 +131,43 @@ class Session:
         if self.races is not None:  # inputs are guarded from the start, even if never awaited
             for fence in wait_fences(f):
                 self.races.input_guard(fence)
+        races = self.races
+        gates = Gates() if races is not None else None
         try:
             for op in f.body.ops:
                 rule = HOST_RULES.get(op.name)
                 if rule is None:
                     raise DiagnosticError.at(op.location, _unsupported(op))
-                rule(frame, op)
+                if gates is None:
+                    rule(frame, op)
+                else:
+                    self._gated(frame, op, rule, gates)
         except Return as r:
             return r.values
         raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
+
+    def _gated(self, frame: Frame, op: Op, rule: Callable[[Frame, Op], None], gates: Gates) -> None:
+        """Run `op` for the race detector with `stream.timepoint.await` pure (stream.analysis.awaits):
+        the host blocks at every await, but the detector orders after an awaited timepoint only
+        the ops using values that carry it: a timeline op (execute, alloca, dealloca) waits on it,
+        a host op joins its clock into the host's (from there on host program order carries it)."""
+        after = gates.step(op)
+        fence = Fence.join([_as_fence(frame.value(t)) for t in after]) if after else None
+        if fence is not None and op.name in TIMELINE_USERS:
+            self.extra_waits = fence
+            try:
+                rule(frame, op)
+            finally:
+                self.extra_waits = None
+            return
+        if fence is not None and self.races is not None:
+            self.races.host_await(fence)
+        rule(frame, op)
+        if op.name == "stream.timepoint.barrier":
+            carried = gates.barrier_carried(op)
+            if carried:  # its timepoint covers the awaits its resource comes through
+                tp = op.results[-1]
+                frame.env[tp] = Fence.join([_as_fence(frame.value(tp))] + [_as_fence(frame.value(t)) for t in carried])
 
     def close(self, where: str, drained: Callable[[], None] | None = None) -> None:
         """Wait for outstanding work, call `drained` (while every allocation still holds its
@@ -166,6 +200,10 @@ def _unsupported(op: Op) -> str:
     if op.name.startswith(("flow.", "stream.tensor.", "stream.async.")):
         level = " (it belongs to an earlier level: compile the program to the cmd level first)"
     return f"'{op.name}' cannot be executed by the runtime{level}"
+
+
+def _as_fence(value: Any) -> Fence:
+    return value if isinstance(value, Fence) else Fence()
 
 
 def _default_device(module: Module) -> str:

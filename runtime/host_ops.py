@@ -7,7 +7,8 @@
   buffer view over the same bytes. With the synchronous ABI an export and a returned resource are
   host reads (the producer must be awaited); with the async ABI (the function signals fences with
   `chain_external`) they are hand-offs the caller reads once the fences are signalled;
-* timepoints: `immediate`, `join`, `await` (blocks the host), `barrier`, `import`/`export` and
+* timepoints: `immediate`, `join`, `await` (blocks the host; for the race detector a pure op,
+  `runtime.executor.Session._gated`), `barrier`, `import`/`export` and
   `chain_external` for the coarse-fences ABI;
 * resources: `stream.resource.*`, in runtime.resource_ops;
 * `stream.cmd.execute`: records the command buffer (runtime.commands) and submits it.
@@ -32,6 +33,7 @@ from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
 from runtime.values import BufferView, InputError, element_type_code
 from stream.analysis.abi import wait_fences
+from stream.analysis.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -306,16 +308,18 @@ def _join(fr: Frame, op: Op) -> None:
 @rule("stream.timepoint.await")
 def _await(fr: Frame, op: Op) -> None:
     fence = _fence(fr, group(op, "await_timepoint"))
-    host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}")
+    # The host blocks at every await, but only a `sync` one orders what follows for the race
+    # detector: a pure await orders the users of its results (Session._gated).
+    host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}", ordering=is_sync_await(op))
     for r, operand in zip(op.results, group(op, "resource_operands")):
         fr.env[r] = fr.value(operand)
 
 
-def host_wait(s: Session, fence: Fence, what: str) -> None:
+def host_wait(s: Session, fence: Fence, what: str, ordering: bool = True) -> None:
     tracer = s.tracer
     start = tracer.now() if tracer is not None else 0.0
     s.sched.host_wait(fence, what)
-    if s.races is not None:
+    if s.races is not None and ordering:
         s.races.host_await(fence)
     if tracer is not None:
         end = tracer.now()

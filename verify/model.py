@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.analysis.abi import wait_fences
+from stream.analysis.awaits import Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
@@ -360,6 +361,24 @@ class Builder:
                 self.model.ready_escapes.add(view.alloc.id)
 
 
+def _order_after_awaits(b: Builder, op: Op, after: frozenset[Value], gates: Gates, sites: list[Site]) -> None:
+    """`stream.timepoint.await` is pure (`stream.analysis.awaits`): an op using a value that
+    carries awaited timepoints starts after them (a host op: so does all that follows it on the
+    host; a submission: only its device work). A barrier's timepoint covers what its resource
+    carries."""
+    events = [e for e in (b.model.tp_event.get(t) for t in after) if e is not None]
+    for site in sites:
+        if site.path == ():
+            for e in events:
+                b.graph.edge(e, site.start, "awaited value used")
+    if op.name == "stream.timepoint.barrier":
+        reach = b.model.tp_event.get(op.results[-1])
+        for t in gates.barrier_carried(op):
+            covered = b.model.tp_event.get(t)
+            if covered is not None and reach is not None:
+                b.graph.edge(covered, reach, "barrier of an awaited value")
+
+
 def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     """The model of one function (`DiagnosticError` for functions it cannot reason about:
     control flow is refused by `analyze_storage`)."""
@@ -371,9 +390,13 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     b = Builder(model)
     from verify.rules import apply_rule
 
+    gates = Gates()
     for i, op in enumerate(func.body.ops):
         b.top_index = i
+        first = len(b.graph.sites)
+        after = gates.step(op)
         apply_rule(b, op)
+        _order_after_awaits(b, op, after, gates, b.graph.sites[first:])
     for fence in model.wait_fences:  # declared (coarse-fences) but never imported: never waited on
         b.wait_fence_site(fence, func.op)
     b.link_externals()

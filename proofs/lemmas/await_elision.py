@@ -5,7 +5,9 @@ An op starts once it is issued and every awaited timepoint is reached. Claims, f
    reached implies `a` reached) does not change when the op may start:
    `start > a and start > b`  iff  `start > b`;
 2. host awaits count as coverage: if the host waited for `a` before issuing the op, the op starts
-   after `a` without awaiting it (`a < host_wait < issue < start`);
+   after `a` without awaiting it (`a < host_wait < issue < start`). An await is a pure op, so
+   `host_wait` is its first host consumer (an op using the awaited value; IREE sinks the await
+   there) or a `sync` await, never a dead await;
 3. the premise is needed: when `b` does not cover `a` (`a > b`), some start allowed by `b` alone
    comes no later than `a`, so dropping `a` would allow starting before it is reached.
 """

@@ -15,12 +15,17 @@ from these rules (SPEC section 3.1):
 * `timepoint.immediate`, and joins and selects of immediates, are immediate: reached before
   anything, so every timepoint covers them;
 * anything else that yields a timepoint (function arguments, `timepoint.import`, calls, unknown
-  ops, `timepoint.barrier`, whose timepoint says when *this version* of a resource is available
-  and carries no known order) covers only itself.
+  ops) covers only itself; a `timepoint.barrier` (whose timepoint says when *this version* of a
+  resource is available) covers only itself and what its resource carries (below).
 
-Host awaits count as coverage (IREE #9747): once `stream.timepoint.await %t` has run, every op
-issued later starts after `%t` and everything `%t` covers. `host_covered(i, t)` answers whether
-`t` is reached before the op at position `i` of the block is issued.
+Host awaits count as coverage (IREE #9747), where they really order the host. An await is a pure
+op (`stream.analysis.awaits`): it orders the host from its first *host* consumer on (the first op
+using one of its results, or a value derived from them, that is not a timeline op), and every op
+issued after that consumer starts after `%t` and everything `%t` covers; an await marked `sync`
+orders the host from itself on. A timeline op using an awaited value also waits for what the
+value carries (it starts after those timepoints), and a `timepoint.barrier` of an awaited value
+covers what it carries. An await nothing uses covers nothing. `host_covered(i, t)` answers
+whether `t` is reached before the op at position `i` of the block is issued.
 
 Soundness: every rule is an HB edge chain of SPEC section 3.1, so `b in cov(a)` implies
 `reach(b) <= reach(a)` on every execution; the analysis never needs FIFO queues.
@@ -58,6 +63,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from stream.analysis.awaits import Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TimepointType
@@ -178,6 +184,9 @@ class TimepointCoverage:
     _host_positions: list[int] = field(default_factory=list)
     _host_spans: list[Spans] = field(default_factory=list)
     _next_number: int = 0  # the number a timepoint from outside the block gets
+    # Per op: the awaited timepoints its resource operands carry (stream.analysis.awaits), which
+    # the op is ordered after without waiting for them itself.
+    carried: dict[Op, tuple[Value, ...]] = field(default_factory=dict)
 
     @staticmethod
     def of(block: Block) -> TimepointCoverage:
@@ -206,11 +215,12 @@ class TimepointCoverage:
         x = self.number.get(t)
         return x is not None and bisect_right(self._host_at(position), x) & 1 == 1
 
-    def roots(self, candidates: Sequence[Value], position: int | None = None) -> list[Value]:
-        """The candidates no other candidate (nor the host, before `position`) covers, in
-        their original order, without duplicates and immediates: awaiting exactly these waits
-        for everything awaiting all candidates would."""
-        unique = [t for t in dict.fromkeys(candidates) if t not in self.immediate]
+    def roots(self, candidates: Sequence[Value], position: int | None = None, waited: Sequence[Value] = ()) -> list[Value]:
+        """The candidates no other candidate (nor the host, before `position`, nor any of the
+        timepoints `waited` the op is ordered after anyway) covers, in their original order,
+        without duplicates and immediates: awaiting exactly these waits for everything awaiting
+        all candidates would."""
+        unique = [t for t in dict.fromkeys(candidates) if t not in self.immediate and not any(self.covers(w, t) for w in waited)]
         n = len(unique)
         lists = [self._spans(t) for t in unique]  # timepoints from outside the block get a number
         numbers = [self.number[t] for t in unique]
@@ -291,11 +301,20 @@ class _Builder:
             if _is_timepoint(arg):
                 self.node(arg)
         hosts = 0
+        gates = Gates()
         for i, op in enumerate(c.block.ops):
             c.position[op] = i
             name = op.name
+            carried = gates.step(op)  # awaited timepoints the op's uses are ordered after
+            if name == "stream.timepoint.await":
+                c.carried[op] = tuple(gates.of(op.operands))  # its results are ordered after these anyway
+            elif carried:
+                c.carried[op] = tuple(carried)
+            if carried and name not in _TIMELINE:  # a host consumer: the await takes effect here
+                self.host_awaits.append((i + 1, [self.ref(t) for t in carried], len(self.nodes)))
+                hosts += 1
             if name in _TIMELINE:
-                waits = [self.ref(t) for t in awaited_timepoints(op)]
+                waits = [self.ref(t) for t in (*awaited_timepoints(op), *carried)]
                 for r in op.results:
                     if _is_timepoint(r):
                         self.nodes[self.node(r, list(waits))].host = hosts - 1
@@ -316,11 +335,14 @@ class _Builder:
                 self.nodes[self.node(op.results[0])].select = sides
                 if a in c.immediate and b in c.immediate:
                     c.immediate.add(op.results[0])
+            elif name == "stream.timepoint.barrier":
+                # Reached once what its resource carries is (IREE's ChainTimepoints).
+                self.node(op.results[-1], [self.ref(t) for t in gates.barrier_carried(op)])
             else:
                 for r in op.results:
                     if _is_timepoint(r):
                         self.node(r)
-                if name == "stream.timepoint.await":
+                if is_sync_await(op):  # a blocking host wait: orders everything after it
                     awaited = [self.ref(t) for t in awaited_timepoints(op)]
                     self.host_awaits.append((i + 1, awaited, len(self.nodes)))
                     hosts += 1

@@ -7,11 +7,14 @@ Run to a fixed point over each function (single block), using TimepointCoverage
   `resource.dealloca`), its await is flattened through joins into the timepoints it really
   waits for, and only the *roots* are kept: a timepoint is dropped when it is immediate, when
   another kept timepoint covers it, or when the host already awaited something covering it
-  before the op is issued (host awaits count as coverage, which IREE ignores: #9747). The await
+  before the op is issued (host awaits count as coverage, which IREE ignores: #9747; an await is
+  pure, so it counts from its first host consumer on, `stream.analysis.timepoint_coverage`). The await
   becomes nothing, the single root, or a join of the roots;
 * a `timepoint.join` keeps only its roots (it becomes its single input, or an immediate);
-* a host `timepoint.await` whose timepoint the host has already seen reached is removed (its
-  results are its operands); a `sync` await is never touched;
+* a host `timepoint.await` whose timepoint the host has already seen reached, or that its
+  resources already carry (they come through an await of a timepoint covering it), is removed
+  (its results are its operands); a `sync` await is never touched; likewise a timeline op does
+  not wait for what the awaited values it captures carry (it starts after that anyway);
 * joins and immediates nobody uses any more are deleted.
 
 Coverage takes the intersection at alternatives (`arith.select` of timepoints), never the union,
@@ -105,8 +108,11 @@ class _Round:
             out.extend(self.flatten(v))
         return out
 
-    def roots(self, t: Value, position: int) -> list[Value]:
-        return self.coverage.roots(self.flatten(t), position)
+    def roots(self, t: Value, position: int, op: Op | None = None) -> list[Value]:
+        """The roots of what `t` waits for at `position`; with `op`, leaving out what the
+        awaited values `op` uses already order it after (stream.analysis.awaits)."""
+        waited = self.coverage.carried.get(op, ()) if op is not None else ()
+        return self.coverage.roots(self.flatten(t), position, waited)
 
     def join_of(self, roots: list[Value], old: Value, location: Location) -> Value | None:
         """`old` when it already waits for exactly `roots`, else a value that does (a new join
@@ -130,7 +136,7 @@ def _holder(r: _Round, op: Op, position: int) -> None:
     new = remap_op(op, r.mapping)
     if group:
         old = group[0]
-        await_tp = r.join_of(r.roots(old, position), old, op.location)
+        await_tp = r.join_of(r.roots(old, position, op), old, op.location)
         if await_tp is not old:
             new = with_await(new, await_tp)
     r.ops.append(new)
@@ -159,7 +165,7 @@ def _host_await(r: _Round, op: Op, position: int) -> None:
         r.ops.append(remap_op(op, r.mapping))
         return
     old = spec.operand_group(op, "await_timepoint")[0]
-    roots = r.roots(old, position)
+    roots = r.roots(old, position, op)
     if not roots:
         operands = spec.operand_group(op, "resource_operands")
         for result, operand in zip(op.results, operands):

@@ -17,7 +17,13 @@ has blocked on it. This pass rebuilds each function's timeline so that:
 * `stream.timepoint.barrier` becomes the timepoint its resource is covered by, and joins or
   immediates nobody uses any more are dropped;
 * before the function returns, the host waits for every region it has not waited for yet (one
-  whose results are dropped still touches memory the caller owns once the call returns).
+  whose results are dropped still touches memory the caller owns once the call returns): a
+  `sync` await, since nothing uses its results.
+
+An await is a pure op (`stream.analysis.awaits`): it orders the op that uses its results (placed
+right after it) and, through host program order, what follows that op. So what a host await
+covers counts as covered for later regions only when the op it is made for is a real host
+consumer, not a pass-through op such as `resource.subview`.
 
 Like IREE's PropagateTimepoints this works per function on straight-line code; values crossing
 calls, globals or branches keep their awaits (calls and globals are host ops here).
@@ -31,8 +37,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stream.analysis.awaits import PASS_THROUGH
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.streamability import require_straight_line
+from stream.ir.attributes import UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
@@ -296,7 +304,7 @@ class _Propagator:
                 need |= hazard_roots.get(self.analysis.aliases.root(v)[0], set())
                 if need and self._closure(need) & ~covered_here:
                     needs.setdefault(v, set()).update(need)
-        replacements = self._await_for_host(needs)
+        replacements, covered = self._await_for_host(needs)
         mapping: dict[Value, Value] = {}
         for inner in op.walk():
             for v in inner.operands:
@@ -305,6 +313,8 @@ class _Propagator:
                 else:
                     mapping[v] = self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v)
         new = _remap(op, mapping)
+        if op.name not in PASS_THROUGH:  # the awaits' first consumer: the host is ordered from here on
+            self.host_covered |= covered
         if final:
             self._await_leftovers()
         self.emitted.append(new)
@@ -328,15 +338,18 @@ class _Propagator:
                 "await_timepoint": timepoint,
             },
             results={"results": tuple(v.type for v, _ in values)},
+            attrs={"sync": UnitAttr()},
             location=self.here,
         )
         self.emitted.append(op)
         self.host_covered |= self._closure(needed)
 
-    def _await_for_host(self, needs: dict[Value, set[Value]]) -> dict[Value, Value]:
+    def _await_for_host(self, needs: dict[Value, set[Value]]) -> tuple[dict[Value, Value], int]:
         """Host awaits for the values a host op uses, grouped by the timepoints they need; a value
-        awaited before with enough coverage is reused."""
+        awaited before with enough coverage is reused. Also: what the new awaits cover (the
+        host once the op uses their results)."""
         out: dict[Value, Value] = {}
+        covered = 0
         groups: dict[Sources, list[Value]] = {}
         for v, need in needs.items():
             raw = self._raw(v)
@@ -368,13 +381,13 @@ class _Propagator:
             )
             self.emitted.append(op)
             mask = self._closure(group)
-            self.host_covered |= mask
+            covered |= mask
             by_raw = dict(zip(raws, op.results))
             for v in values:
                 out[v] = by_raw[self._raw(v)]
             for raw, result in by_raw.items():
                 self.awaited[raw] = (result, mask)
-        return out
+        return out, covered
 
     def _prune_for_host(self, need: Sources) -> list[Value]:
         ordered = sorted(need, key=self._bit)

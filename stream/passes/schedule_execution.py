@@ -17,8 +17,9 @@ before the first op that needs it, and so does a value whose storage a region to
 op that writes it (a storage hazard without data flow); `propagate-timepoints` later turns the
 awaits that feed other regions into device-side waits. (IREE places these awaits right after the
 region; placing them at the first use lets the host issue independent regions first.) Before the
-function returns, the host also waits for any region nobody waited for, so that no access to the
-caller's memory outlives the call. Host ops keep their relative order where it matters
+function returns, the host also waits for any region nobody waited for (a `sync` await: nothing
+uses its results, and a plain await is pure), so that no access to the caller's memory outlives
+the call. Host ops keep their relative order where it matters
 (side-effecting ones); regions are issued as early as their dependencies allow.
 
 Invariant established: no streamable op remains outside an execute region; every region has one
@@ -36,7 +37,7 @@ from stream.analysis.partitioning import Partition, PartitionPlan, partition_blo
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_sizes import resource_sizes
 from stream.analysis.streamability import require_straight_line
-from stream.ir.attributes import Attribute
+from stream.ir.attributes import Attribute, UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT, ResourceType
@@ -144,8 +145,10 @@ class _Scheduler:
         if not left:
             return
         terminator = self.emitted.pop()
+        # Nothing uses these results, so only a `sync` await orders the return (a plain await is
+        # pure and would order nothing: stream.analysis.awaits).
         self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left],
-                         location=terminator.location)
+                         location=terminator.location, sync=True)
         self.emitted.append(terminator)
 
     # -- values crossing units ------------------------------------------------------------------
@@ -184,7 +187,7 @@ class _Scheduler:
         return self.raw.get(v, v)
 
     def _emit_await(self, waits: frozenset[int], raws: list[Value], sizes: list[Value] | None = None, *,
-                    location: Location = UNKNOWN_LOC) -> None:
+                    location: Location = UNKNOWN_LOC, sync: bool = False) -> None:
         """A host await of the partitions `waits` for `raws`, placed (for diagnostics) where the
         op that needs them is."""
         timepoints = [self.timepoint[p] for p in sorted(waits)]
@@ -204,6 +207,7 @@ class _Scheduler:
                 "await_timepoint": timepoint,
             },
             results={"results": tuple(r.type for r in raws)},
+            attrs={"sync": UnitAttr() if sync else None},
             location=location,
         )
         self.emitted.append(op)

@@ -100,11 +100,11 @@ util.func public @noReuse(%arg0: !stream.resource<external>) -> !stream.resource
 
 // -----
 
-// A free the host has already waited for counts as awaited: the next allocation reuses it.
+// A free the host has already waited for (a `sync` await) counts as awaited: the next allocation reuses it.
 // CHECK-LABEL: @hostAwaitedFree
 // CHECK: %[[R0:.+]], %{{.+}} = stream.resource.alloca
 // CHECK: %[[E0:.+]] = stream.cmd.execute
-// CHECK: %[[H:.+]] = stream.timepoint.await %[[E0]] => %arg0
+// CHECK: %[[H:.+]] = stream.timepoint.await sync %[[E0]] => %arg0
 // CHECK-NOT: stream.resource.alloca
 // CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%{{.+}}) => with(%[[H]] as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[R0]] as
 util.func public @hostAwaitedFree(%arg0: !stream.resource<external>) -> !stream.resource<external> {
@@ -116,7 +116,7 @@ util.func public @hostAwaitedFree(%arg0: !stream.resource<external>) -> !stream.
     stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
   } => !stream.timepoint
   %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
-  %h = stream.timepoint.await %d0 => %arg0 : !stream.resource<external>{%c64}
+  %h = stream.timepoint.await sync %d0 => %arg0 : !stream.resource<external>{%c64}
   %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
   %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%h as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
     stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
@@ -270,4 +270,32 @@ util.func public @smallestLargerFit() {
   } => !stream.timepoint
   %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
   util.return
+}
+
+// -----
+
+// A plain await whose only user is an execute does not make the host wait (it is pure): the free is not
+// known to be reached when the next allocation is made, so that allocation stays.
+// CHECK-LABEL: @capturedAwaitedFree
+// CHECK: %[[H:.+]] = stream.timepoint.await %{{.+}} => %arg0
+// CHECK: %[[R1:.+]], %{{.+}} = stream.resource.alloca
+// CHECK: stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%{{.+}}) => with(%[[H]] as %{{[^:]+}}: !stream.resource<external>{%c64}, %[[R1]] as
+util.func public @capturedAwaitedFree(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %h = stream.timepoint.await %d0 => %arg0 : !stream.resource<external>{%c64}
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%h as %a: !stream.resource<external>{%c64}, %r1 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d1 => %h : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
 }

@@ -89,15 +89,33 @@ util.func public @leak(%in: !stream.resource<external>) -> !stream.resource<exte
 
 // -----
 
-// The host waits on a fence that only work issued after the wait signals.
-// CHECK-LABEL: error: DEADLOCK in @deadlock: a wait can never be satisfied: await -> execute #1 -> chain_external -> external fence signalled -> imported timepoint -> (back to the first)
-// CHECK-NEXT: waits on: stream.timepoint.await
+// The execute uses a value awaited on a fence that only the execute itself signals (a pure await: the execute waits).
+// CHECK-LABEL: error: DEADLOCK in @deadlock: a wait can never be satisfied: execute #1 -> external fence signalled -> imported timepoint -> (back to the first)
+// CHECK-NEXT: waits on: stream.cmd.execute (execute #1)
 util.func public @deadlock(%buf: !stream.resource<external>, %fence: !hal.fence) -> !stream.resource<external> {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %c1_i32 = arith.constant 1 : i32
   %wait = stream.timepoint.import on(#hal.device.affinity<@dev0>) %fence : (!hal.fence) => !stream.timepoint
   %ready = stream.timepoint.await %wait => %buf : !stream.resource<external>{%c64}
+  %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%ready as %b: !stream.resource<external>{%c64}) {
+    stream.cmd.fill %c1_i32, %b[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  stream.timepoint.chain_external on(#hal.device.affinity<@dev0>) %t => (%fence : !hal.fence)
+  util.return %ready : !stream.resource<external>
+}
+
+// -----
+
+// A `sync` await blocks the host on a fence that only work issued after the wait signals.
+// CHECK-LABEL: error: DEADLOCK in @deadlock_sync: a wait can never be satisfied: sync await -> execute #1 -> chain_external -> external fence signalled -> imported timepoint -> (back to the first)
+// CHECK-NEXT: waits on: stream.timepoint.await
+util.func public @deadlock_sync(%buf: !stream.resource<external>, %fence: !hal.fence) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %wait = stream.timepoint.import on(#hal.device.affinity<@dev0>) %fence : (!hal.fence) => !stream.timepoint
+  %ready = stream.timepoint.await sync %wait => %buf : !stream.resource<external>{%c64}
   %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%ready as %b: !stream.resource<external>{%c64}) {
     stream.cmd.fill %c1_i32, %b[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}
   } => !stream.timepoint

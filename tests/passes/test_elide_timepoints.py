@@ -131,7 +131,7 @@ def test_fault_dropping_an_uncovered_wait_is_a_race(monkeypatch: pytest.MonkeyPa
     roots = TimepointCoverage.roots
     with monkeypatch.context() as patch:
         # Keep only the first candidate of every wait: drops waits nothing covers.
-        patch.setattr(TimepointCoverage, "roots", lambda self, candidates, position=None: roots(self, candidates, position)[:1])
+        patch.setattr(TimepointCoverage, "roots", lambda self, candidates, position=None, waited=(): roots(self, candidates, position, waited)[:1])
         broken = elide_timepoints(module)
     assert rejection(module, broken, "elide-timepoints") & {"RACE_WRITE_AFTER_WRITE", "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "MISSED_WAIT"}
 

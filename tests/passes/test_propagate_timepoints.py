@@ -107,7 +107,7 @@ def test_fault_injection_a_region_that_forgets_its_producer_is_rejected(monkeypa
 
 def test_fault_injection_a_host_use_without_an_await_is_a_missed_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     module = ir.parse_module(TWO_DEVICE_CHAIN, "chain.mlir")
-    monkeypatch.setattr(_Propagator, "_await_for_host", lambda self, needs: {v: self._raw(v) for v in needs})
+    monkeypatch.setattr(_Propagator, "_await_for_host", lambda self, needs: ({v: self._raw(v) for v in needs}, 0))
     monkeypatch.setattr(_Propagator, "_await_leftovers", lambda self: None)
     error = reject(module, "propagate-timepoints", lambda m: run(m, "propagate-timepoints"))
     assert "MISSED_WAIT" in classes(error)

@@ -83,7 +83,7 @@ def test_reuse_counts() -> None:
     out = reuse_allocations(module)
     counts = {f.name: sum(op.name == "stream.resource.alloca" for op in f.body.ops) for f in functions(out)}
     assert counts == {"exactReuse": 1, "largerReuse": 1, "noReuse": 4, "hostAwaitedFree": 1, "chain": 1, "chainThroughSubview": 1,
-                      "sameSizeValue": 3, "smallestLargerFit": 2}
+                      "sameSizeValue": 3, "smallestLargerFit": 2, "capturedAwaitedFree": 2}
     assert check_generations_ordered(module, out) == 9
 
 

@@ -3,8 +3,11 @@
 `HappensBefore(block)` answers "is timepoint (or device op) `a` certainly finished before `b`
 starts?" by a depth-first search over the edges of SPEC section 3.1 in one straight-line block:
 an op waits for its `await` operand, a join for its inputs, and every op issued after a host
-`timepoint.await` waits for what that await waited for. No bitsets, no caching tricks: slow and
-obviously right, so it can check the passes' own coverage analysis.
+wait waits for what that wait waited for. `stream.timepoint.await` is pure: a `sync` one is a host
+wait where it stands; a plain one orders only what uses its results (through subviews, barriers,
+casts and other awaits): the first such timeline op (execute, alloca, dealloca) waits for it
+itself, and the first such host op is where the host waits. No bitsets, no caching tricks: slow
+and obviously right, so it can check the passes' own coverage analysis.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ from stream.ir.spec import spec_of
 from stream.ir.walk import functions
 
 WAITING_OPS = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"}
+# Ops that hand an awaited resource on without using it (written out here, independently of
+# stream.analysis.awaits).
+PASS_THROUGH = {"stream.timepoint.await", "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier",
+                "stream.async.cast"}
 
 
 def awaits(op: Op) -> list[Value]:
@@ -35,12 +42,36 @@ class HappensBefore:
         self.producer: dict[Value, Op] = {}
         self.position: dict[Op, int] = {}
         self.host_waits: list[tuple[int, Value]] = []
-        for i, op in enumerate(block.ops):
+        self.extra_waits: dict[Op, list[Value]] = {}  # timeline ops and barriers: awaited values they use
+        self.carried: dict[Value, list[Value]] = {}  # a value derived from an await's results -> its timepoint
+        ops = block.ops
+        for i, op in enumerate(ops):
             self.position[op] = i
             for r in op.results:
                 self.producer[r] = op
-            if op.name == "stream.timepoint.await":
-                self.host_waits.extend((i, t) for t in awaits(op))
+        for i, op in enumerate(ops):
+            if op.name != "stream.timepoint.await":
+                continue
+            (t,) = awaits(op)
+            if op.properties.get("sync") is not None:
+                self.host_waits.append((i, t))
+                continue
+            derived = set(op.results)
+            for later in ops[i + 1 :]:
+                if not any(v in derived for inner in later.walk() for v in inner.operands):
+                    continue
+                if later.name in PASS_THROUGH and later.properties.get("sync") is None:
+                    if later.name == "stream.timepoint.barrier":
+                        self.extra_waits.setdefault(later, []).append(t)
+                    derived |= {r for r in later.results if str(r.type).startswith("!stream.resource")}
+                    continue
+                if later.name in WAITING_OPS:
+                    self.extra_waits.setdefault(later, []).append(t)
+                    continue
+                self.host_waits.append((self.position[later], t))  # the first host consumer
+                break
+            for v in derived:
+                self.carried.setdefault(v, []).append(t)
 
     def _predecessors(self, t: Value) -> list[Value]:
         """Timepoints that are reached before `t` is, by one edge."""
@@ -49,7 +80,7 @@ class HappensBefore:
             return []
         if op.name == "arith.select" and self.select_side is not None:
             return [op.operands[1] if self.select_side else op.operands[2]]
-        preds = list(awaits(op))
+        preds = list(awaits(op)) + self.extra_waits.get(op, [])
         if op.name in WAITING_OPS or op.name == "stream.resource.constants":
             # Issued after every earlier host await.
             preds += [w for i, w in self.host_waits if i < self.position[op]]
@@ -76,7 +107,7 @@ class HappensBefore:
     def finished_before_start(self, a: Value, op: Op) -> bool:
         """Timepoint `a` is reached before `op` starts: through its awaits or a host await
         issued before it."""
-        if any(self.reached_before(a, w) for w in awaits(op)):
+        if any(self.reached_before(a, w) for w in awaits(op) + self.extra_waits.get(op, [])):
             return True
         return any(i < self.position[op] and self.reached_before(a, w) for i, w in self.host_waits)
 
@@ -99,6 +130,8 @@ def check_no_redundant_wait(module: Module) -> None:
             for i, c in enumerate(candidates):
                 for j, other in enumerate(candidates):
                     assert i == j or not hb.reached_before(c, other), f"@{f.name}: {op.name} at {op.location} waits for a covered timepoint"
-                host = [w for p, w in hb.host_waits if p < hb.position[op]]
+                host = [w for p, w in hb.host_waits if p < hb.position[op]] + hb.extra_waits.get(op, [])
+                if op.name == "stream.timepoint.await":  # what its resources already carry
+                    host += [w for v in op.operands for w in hb.carried.get(v, [])]
                 assert not any(hb.reached_before(c, w) for w in host) or op.properties.get("sync") is not None, \
                     f"@{f.name}: {op.name} at {op.location} waits for what the host already awaited"

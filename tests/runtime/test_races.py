@@ -62,6 +62,10 @@ MUTANTS: dict[str, tuple[list[tuple[str, str]], set[str]]] = {
     "early_free": ([("await(%e2) => %a", "await(%e1) => %a")], {"USE_AFTER_FREE"}),
     # the host exports the result having waited only for the producer
     "host_missed_wait": ([("await %all => %b", "await %j => %b")], {"MISSED_WAIT"}),
+    # the host exports the un-awaited %b: the await before it is pure and its result unused, so it orders nothing
+    # (not even after the alloca of %b)
+    "dead_await_export": ([("%o = stream.tensor.export on(#hal.device.affinity<@dev0>) %w :",
+                            "%o = stream.tensor.export on(#hal.device.affinity<@dev0>) %b :")], {"MISSED_WAIT", "USE_BEFORE_ALLOC"}),
     # the producer does not wait for the allocation of its output
     "use_before_alloc": ([("await(%ta) => with(%x", "with(%x")], {"USE_BEFORE_ALLOC"}),
     # two dispatches of one concurrent section write the same bytes
@@ -135,6 +139,18 @@ def test_the_verifier_agrees_with_the_detector() -> None:
     assert streamproof.verify(BASE, filename="base.mlir").ok
     for name, (_, classes) in sorted(MUTANTS.items()):
         assert streamproof.verify(mutant(name), filename=f"{name}.mlir").classes == classes, name
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_sync_await_orders_what_follows_it(driver: str) -> None:
+    """A `sync` await blocks the host for the detector too: exporting the un-awaited %b after it is
+    clean (the twin of `dead_await_export`), and the verifier proves it."""
+    import streamproof
+
+    text = mutant("dead_await_export").replace("%w = stream.timepoint.await %all", "%w = stream.timepoint.await sync %all")
+    result, findings = run_collecting(text, driver)
+    assert findings == [] and result is not None
+    assert streamproof.verify(text, filename="sync.mlir").ok
 
 
 def test_completion_names_the_caller() -> None:

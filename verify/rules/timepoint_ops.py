@@ -2,10 +2,13 @@
 
 * `immediate`: already reached (no constraint);
 * `join`: reached once every input is reached;
-* `await`: a host wait: every later host op (and every later issue) happens after the timepoint
-  is reached; its results are its operands under new names (ready when the operands are);
+* `await`: a pure op (`stream.analysis.awaits`): its results are its operands under new names
+  (ready when the operands are) that carry the timepoint; `verify.model.build_model` orders the
+  ops using them after it. Only an await marked `sync` is a host wait ordering every later host
+  op and issue;
 * `barrier`: the resource passes through; the timepoint is reached no earlier than the barrier
-  is issued and (at the async level) than the resource is ready;
+  is issued, (at the async level) than the resource is ready, and than the awaits the resource
+  comes through;
 * `import`: reached by someone outside, unless this function signals the same external value
   itself (then only after that signal: a wait on it before the signal is a deadlock); the import
   of a wait fence (`stream.analysis.abi`) is the point every input access must follow;
@@ -15,6 +18,7 @@
 
 from __future__ import annotations
 
+from stream.analysis.awaits import awaited_timepoint, is_sync_await
 from stream.ir.core import Op
 from stream.ir.types import TimepointType
 from verify.model import Builder
@@ -40,11 +44,11 @@ def join(b: Builder, op: Op) -> None:
 
 @effect("stream.timepoint.await")
 def await_(b: Builder, op: Op) -> None:
-    t = op.operands[-1]
-    site = b.host(op, "await")
-    e = b.model.tp_event.get(t)
-    if e is not None:
-        b.graph.edge(e, site.start, "host await")
+    if is_sync_await(op):
+        site = b.host(op, "sync await")
+        e = b.model.tp_event.get(awaited_timepoint(op))
+        if e is not None:
+            b.graph.edge(e, site.start, "sync await")
     for operand, result in zip(op.operands, op.results):
         ready = b.model.ready.get(operand)
         if ready is not None:

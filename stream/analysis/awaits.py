@@ -1,0 +1,107 @@
+"""Which awaits order which ops: `stream.timepoint.await` is a pure op.
+
+IREE declares `stream.timepoint.await` a `Stream_PureOp`: it orders only what depends on it
+through SSA, the users of its results and of values derived from them. An await whose results
+are unused is erased by DCE; `SinkAwaitToFirstConsumer` moves one down to the first op using its
+results; `ChainDependentAwaits` turns an execute region capturing an awaited resource into an
+execute that awaits the timepoint itself (no host wait at all); `SinkSubviewsAcrossAwaits`,
+`ChainTimepoints` and `GroupAwaitsByTimepoint` move subviews, barriers and other awaits across
+it. So the rule every part of streamproof shares (the verifier, the passes, the executor's race
+detector) is:
+
+* a value *carries* the timepoints of the awaits it comes through: an await result carries the
+  await's timepoint plus whatever its operand carries; a pass-through op (`resource.subview`,
+  `timepoint.barrier`, `async.barrier`, `async.cast`, another non-`sync` await) hands what its
+  resource operand carries on to its resource result;
+* a *timeline* op (an execute region, `alloca`, `dealloca`: work issued to a queue) that uses a
+  carrying value starts only after those timepoints are reached, as if it awaited them;
+* any other op that uses a carrying value (an export, a load or store, a return, a call, an
+  unknown op; not `resource.size` and the like, which IREE folds away) is a host op ordered after those timepoints: the await sits right before it (its
+  first consumer), and host program order carries that to everything after it;
+* a barrier's timepoint is reached only once what its resource carries is reached;
+* an await marked `sync` (SyncInitializers) is a blocking host wait: it orders every later host
+  op and issue in program order, whatever they use.
+
+An await nothing uses orders nothing, and a host op that uses the un-awaited operand is not
+ordered by it (an export of `%r` after `%dead = stream.timepoint.await %t => %r` is a
+MISSED_WAIT).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from stream.ir.core import Op, Value
+from stream.ir.types import ResourceType
+
+__all__ = ["AWAIT", "PASS_THROUGH", "METADATA", "TIMELINE_USERS", "is_sync_await", "is_pure_await", "awaited_timepoint", "Gates"]
+
+AWAIT = "stream.timepoint.await"
+
+# Ops whose resource results are their resource operand under another name: they do not use
+# the value (IREE moves them across awaits), they pass on what it carries.
+PASS_THROUGH = frozenset({
+    AWAIT, "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier", "stream.async.cast",
+})
+
+# Ops that read only a resource's metadata (IREE folds them to the size operand): not a use that
+# keeps an await alive or orders anything.
+METADATA = frozenset({"stream.resource.size", "stream.resource.is_terminal"})
+
+# Timeline ops issued to a queue: a carried timepoint orders their start, not the host.
+TIMELINE_USERS = frozenset({
+    "stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca",
+})
+
+
+def is_sync_await(op: Op) -> bool:
+    return op.name == AWAIT and op.properties.get("sync") is not None
+
+
+def is_pure_await(op: Op) -> bool:
+    return op.name == AWAIT and op.properties.get("sync") is None
+
+
+def awaited_timepoint(op: Op) -> Value:
+    """The timepoint operand of an await (its last operand)."""
+    return op.operands[-1]
+
+
+@dataclass
+class Gates:
+    """Walks one block's ops in program order and says, for each op, which awaited timepoints
+    its uses are ordered after (`step`). `carried[v]`: the timepoints value `v` carries."""
+
+    carried: dict[Value, frozenset[Value]] = field(default_factory=dict)
+
+    def of(self, values: tuple[Value, ...] | list[Value]) -> frozenset[Value]:
+        out: frozenset[Value] = frozenset()
+        for v in values:
+            c = self.carried.get(v)
+            if c:
+                out = out | c
+        return out
+
+    def step(self, op: Op) -> frozenset[Value]:
+        """Record what `op`'s results carry; return the timepoints `op` itself is ordered after
+        (empty for pass-through ops and for ops using no carrying value)."""
+        if op.name in PASS_THROUGH and not is_sync_await(op):
+            resources = [v for v in op.operands if isinstance(v.type, ResourceType)]
+            results = [r for r in op.results if isinstance(r.type, ResourceType)]
+            extra: frozenset[Value] = frozenset({awaited_timepoint(op)}) if op.name == AWAIT else frozenset()
+            if op.name == AWAIT:
+                pairs = list(zip(resources, results))
+            else:
+                pairs = [(resources[0], r) for r in results] if resources else []
+            for src, res in pairs:
+                c = self.carried.get(src, frozenset()) | extra
+                if c:
+                    self.carried[res] = c
+            return frozenset()
+        if op.name in METADATA:
+            return frozenset()
+        return self.of(op.operands)
+
+    def barrier_carried(self, op: Op) -> frozenset[Value]:
+        """The timepoints a `timepoint.barrier`'s result timepoint must also cover."""
+        return self.of([v for v in op.operands if isinstance(v.type, ResourceType)])
