@@ -26,7 +26,7 @@ from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
 from runtime.values import InputError
 from stream.analysis.abi import wait_fences
-from stream.analysis.awaits import TIMELINE_USERS, Gates
+from stream.dialect.awaits import TIMELINE_USERS, Gates
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
@@ -60,7 +60,7 @@ class Session:
         self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
         self.return_location = ""  # where the function run last returned
         # Awaited timepoints the next submission also waits on (a pure await chained into the
-        # timeline op that uses its result: stream.analysis.awaits); set only around one rule.
+        # timeline op that uses its result: stream.dialect.awaits); set only around one rule.
         self.extra_waits: Fence | None = None
 
     # -- devices and memory ----------------------------------------------------------------------
@@ -147,7 +147,7 @@ class Session:
         raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
 
     def _gated(self, frame: Frame, op: Op, rule: Callable[[Frame, Op], None], gates: Gates) -> None:
-        """Run `op` for the race detector with `stream.timepoint.await` pure (stream.analysis.awaits):
+        """Run `op` for the race detector with `stream.timepoint.await` pure (stream.dialect.awaits):
         the host blocks at every await, but the detector orders after an awaited timepoint only
         the ops using values that carry it: a timeline op (execute, alloca, dealloca) waits on it,
         a host op joins its clock into the host's (from there on host program order carries it)."""

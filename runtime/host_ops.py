@@ -33,7 +33,7 @@ from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
 from runtime.values import BufferView, InputError, element_type_code
 from stream.analysis.abi import wait_fences
-from stream.analysis.awaits import is_sync_await
+from stream.dialect.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError

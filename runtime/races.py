@@ -11,7 +11,7 @@ Happens-before is built exactly as SPEC section 3.1 defines it, not from the tim
 * inside a command buffer, top-level commands and `cmd.serial` children tick the submission's
   component in order; each child of a `cmd.concurrent` section is a fresh component forked from the
   section's start, and the section's end joins them all - so children are mutually unordered;
-* `stream.timepoint.await` is a pure op (`stream.analysis.awaits`): only an await marked `sync`
+* `stream.timepoint.await` is a pure op (`stream.dialect.awaits`): only an await marked `sync`
   joins the clocks of the signals it waited for into the host clock. A plain await's results
   carry its timepoint: the first host op using one (or a value derived from it) joins those
   clocks then, and a timeline op using one (an execute, alloca, dealloca) waits on them itself,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.analysis.abi import wait_fences
-from stream.analysis.awaits import Gates
+from stream.dialect.awaits import Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
@@ -362,7 +362,7 @@ class Builder:
 
 
 def _order_after_awaits(b: Builder, op: Op, after: frozenset[Value], gates: Gates, sites: list[Site]) -> None:
-    """`stream.timepoint.await` is pure (`stream.analysis.awaits`): an op using a value that
+    """`stream.timepoint.await` is pure (`stream.dialect.awaits`): an op using a value that
     carries awaited timepoints starts after them (a host op: so does all that follows it on the
     host; a submission: only its device work). A barrier's timepoint covers what its resource
     carries."""

@@ -19,7 +19,7 @@ from these rules (SPEC section 3.1):
   resource is available) covers only itself and what its resource carries (below).
 
 Host awaits count as coverage (IREE #9747), where they really order the host. An await is a pure
-op (`stream.analysis.awaits`): it orders the host from its first *host* consumer on (the first op
+op (`stream.dialect.awaits`): it orders the host from its first *host* consumer on (the first op
 using one of its results, or a value derived from them, that is not a timeline op), and every op
 issued after that consumer starts after `%t` and everything `%t` covers; an await marked `sync`
 orders the host from itself on. A timeline op using an awaited value also waits for what the
@@ -63,7 +63,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stream.analysis.awaits import Gates, is_sync_await
+from stream.dialect.awaits import Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TimepointType
@@ -184,7 +184,7 @@ class TimepointCoverage:
     _host_positions: list[int] = field(default_factory=list)
     _host_spans: list[Spans] = field(default_factory=list)
     _next_number: int = 0  # the number a timepoint from outside the block gets
-    # Per op: the awaited timepoints its resource operands carry (stream.analysis.awaits), which
+    # Per op: the awaited timepoints its resource operands carry (stream.dialect.awaits), which
     # the op is ordered after without waiting for them itself.
     carried: dict[Op, tuple[Value, ...]] = field(default_factory=dict)
 

@@ -110,7 +110,7 @@ class _Round:
 
     def roots(self, t: Value, position: int, op: Op | None = None) -> list[Value]:
         """The roots of what `t` waits for at `position`; with `op`, leaving out what the
-        awaited values `op` uses already order it after (stream.analysis.awaits)."""
+        awaited values `op` uses already order it after (stream.dialect.awaits)."""
         waited = self.coverage.carried.get(op, ()) if op is not None else ()
         return self.coverage.roots(self.flatten(t), position, waited)
 

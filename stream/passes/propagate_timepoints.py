@@ -20,7 +20,7 @@ has blocked on it. This pass rebuilds each function's timeline so that:
   whose results are dropped still touches memory the caller owns once the call returns): a
   `sync` await, since nothing uses its results.
 
-An await is a pure op (`stream.analysis.awaits`): it orders the op that uses its results (placed
+An await is a pure op (`stream.dialect.awaits`): it orders the op that uses its results (placed
 right after it) and, through host program order, what follows that op. So what a host await
 covers counts as covered for later regions only when the op it is made for is a real host
 consumer, not a pass-through op such as `resource.subview`.
@@ -37,9 +37,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from stream.analysis.awaits import PASS_THROUGH
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.streamability import require_straight_line
+from stream.dialect.awaits import PASS_THROUGH
 from stream.ir.attributes import UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of

@@ -146,7 +146,7 @@ class _Scheduler:
             return
         terminator = self.emitted.pop()
         # Nothing uses these results, so only a `sync` await orders the return (a plain await is
-        # pure and would order nothing: stream.analysis.awaits).
+        # pure and would order nothing: stream.dialect.awaits).
         self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left],
                          location=terminator.location, sync=True)
         self.emitted.append(terminator)

@@ -18,7 +18,7 @@ from stream.ir.walk import functions
 
 WAITING_OPS = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"}
 # Ops that hand an awaited resource on without using it (written out here, independently of
-# stream.analysis.awaits).
+# stream.dialect.awaits).
 PASS_THROUGH = {"stream.timepoint.await", "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier",
                 "stream.async.cast"}
 

@@ -1,4 +1,4 @@
-"""`stream.timepoint.await` is a pure op (issue 9 item 1; `stream.analysis.awaits`).
+"""`stream.timepoint.await` is a pure op (issue 9 item 1; `stream.dialect.awaits`).
 
 An await orders only the ops that use its results (or values derived from them); one nobody
 uses orders nothing; only a `sync` await orders every later host op. The verifier (async and
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 import stream.ir as ir
-from stream.analysis.awaits import Gates
 from stream.analysis.timepoint_coverage import TimepointCoverage
+from stream.dialect.awaits import Gates
 from stream.ir.spec import view
 from stream.ir.walk import functions
 from stream.passes.elide_timepoints import elide_timepoints

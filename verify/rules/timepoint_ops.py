@@ -2,7 +2,7 @@
 
 * `immediate`: already reached (no constraint);
 * `join`: reached once every input is reached;
-* `await`: a pure op (`stream.analysis.awaits`): its results are its operands under new names
+* `await`: a pure op (`stream.dialect.awaits`): its results are its operands under new names
   (ready when the operands are) that carry the timepoint; `verify.model.build_model` orders the
   ops using them after it. Only an await marked `sync` is a host wait ordering every later host
   op and issue;
@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from stream.analysis.awaits import awaited_timepoint, is_sync_await
+from stream.dialect.awaits import awaited_timepoint, is_sync_await
 from stream.ir.core import Op
 from stream.ir.types import TimepointType
 from verify.model import Builder
