@@ -24,6 +24,7 @@ from runtime.memory import Allocation, DevicePool
 from runtime.races import RaceDetector
 from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
+from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.analysis.abi import wait_fences
 from stream.dialect.awaits import TIMELINE_USERS, Gates
@@ -62,6 +63,7 @@ class Session:
         # Awaited timepoints the next submission also waits on (a pure await chained into the
         # timeline op that uses its result: stream.dialect.awaits); set only around one rule.
         self.extra_waits: Fence | None = None
+        self.call_stack: list[str] = []  # the functions being run, outermost first
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -119,10 +121,13 @@ class Session:
         return fence, sub
 
     # -- running -----------------------------------------------------------------------------------
-    def call(self, name: str, args: list[Any]) -> list[Any]:
+    def call(self, name: str, args: list[Any], where: str = "") -> list[Any]:
+        """Run function `name` on `args`; `where` is the calling op (for a call from the program)."""
         f = function(self.module, name)
         if f is None:
             raise DiagnosticError.at(self.module.location, f"no function @{name} in the module")
+        if len(self.call_stack) >= MAX_CALL_DEPTH:
+            raise call_depth_exceeded(self.call_stack, name, where)
         frame = Frame(self, f)
         if len(args) != len(f.arguments):
             raise InputError(f"@{name} takes {len(f.arguments)} argument(s), {len(args)} given")
@@ -133,6 +138,7 @@ class Session:
                 self.races.input_guard(fence)
         races = self.races
         gates = Gates() if races is not None else None
+        self.call_stack.append(name)
         try:
             for op in f.body.ops:
                 rule = HOST_RULES.get(op.name)
@@ -144,6 +150,8 @@ class Session:
                     self._gated(frame, op, rule, gates)
         except Return as r:
             return r.values
+        finally:
+            self.call_stack.pop()
         raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
 
     def _gated(self, frame: Frame, op: Op, rule: Callable[[Frame, Op], None], gates: Gates) -> None:

@@ -274,7 +274,7 @@ def _return(fr: Frame, op: Op) -> None:
 def _call(fr: Frame, op: Op) -> None:
     callee = op.properties["callee"]
     name = callee.root if isinstance(callee, SymbolRefAttr) else str(callee)
-    results = fr.session.call(name, [fr.value(v) for v in op.operands])
+    results = fr.session.call(name, [fr.value(v) for v in op.operands], f"{op.name} @{name} at {op.location}")
     for r, value in zip(op.results, results):
         fr.env[r] = value
 

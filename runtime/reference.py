@@ -22,6 +22,7 @@ import numpy as np
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
+from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.ir.attributes import ArrayAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
@@ -54,17 +55,22 @@ class ReferenceInterpreter:
     def __init__(self, module: Module, kernels: KernelRegistry | None = None) -> None:
         self.module = module
         self.kernels = kernels if kernels is not None else DEFAULT_REGISTRY
+        self.call_stack: list[str] = []  # the functions being run, outermost first
 
-    def call(self, name: str, args: list[Any]) -> list[Any]:
+    def call(self, name: str, args: list[Any], where: str = "") -> list[Any]:
+        """Run function `name` on `args`; `where` is the calling op (for a call from the program)."""
         f = function(self.module, name)
         if f is None:
             known = ", ".join("@" + g.name for g in functions(self.module)) or "none"
             raise DiagnosticError.at(self.module.location, f"no function @{name} in the module (functions: {known})")
+        if len(self.call_stack) >= MAX_CALL_DEPTH:
+            raise call_depth_exceeded(self.call_stack, name, where)
         if len(args) != len(f.arguments):
             raise InputError(f"@{name} takes {len(f.arguments)} argument(s), {len(args)} given")
         env: dict[Value, Any] = {}
         for i, (arg, value) in enumerate(zip(f.arguments, args)):
             env[arg] = _check_argument(f, i, arg, value)
+        self.call_stack.append(name)
         try:
             for op in f.body.ops:
                 rule = REFERENCE_RULES.get(op.name)
@@ -73,6 +79,8 @@ class ReferenceInterpreter:
                 rule(self, env, op)
         except _Return as r:
             return r.values
+        finally:
+            self.call_stack.pop()
         raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
 
 
@@ -140,7 +148,7 @@ def _return(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
 def _call(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
     callee = op.properties["callee"]
     name = callee.root if isinstance(callee, SymbolRefAttr) else str(callee)
-    for r, value in zip(op.results, ri.call(name, [env[v] for v in op.operands])):
+    for r, value in zip(op.results, ri.call(name, [env[v] for v in op.operands], f"{op.name} @{name} at {op.location}")):
         env[r] = value
 
 

@@ -19,7 +19,13 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-__all__ = ["StatusCode", "Status", "HalError", "ExecutionError", "DeadlockError", "BlockedWait"]
+__all__ = ["StatusCode", "Status", "HalError", "ExecutionError", "DeadlockError", "BlockedWait", "MAX_CALL_DEPTH",
+           "call_depth_exceeded"]
+
+# How deep `util.call`/`func.call` may nest at run time (the executor and the reference
+# interpreter alike). IREE's programs do not recurse; a call chain this deep is a recursion that
+# does not end, reported as an error (exit 1) rather than exhausting Python's stack.
+MAX_CALL_DEPTH = 256
 
 
 class StatusCode(enum.Enum):
@@ -113,3 +119,15 @@ class DeadlockError(Exception):
         self.summary = summary
         self.blocked = blocked
         self.cycle = cycle
+
+
+def call_depth_exceeded(stack: list[str], callee: str, where: str) -> ExecutionError:
+    """The error for a call of `callee` (at `where`) made with `stack` (function names, outermost
+    first) already `MAX_CALL_DEPTH` deep."""
+    cycle = ""
+    if callee in stack:
+        loop = stack[len(stack) - 1 - stack[::-1].index(callee):]
+        cycle = " (recursion: " + " -> ".join("@" + n for n in [*loop, callee]) + ")"
+    message = (f"call depth exceeds {MAX_CALL_DEPTH} (streamproof's limit, MAX_CALL_DEPTH): @{stack[-1]} calls @{callee}"
+               f"{cycle}; a recursion without end?")
+    return ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED, message, where))

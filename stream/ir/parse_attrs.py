@@ -52,7 +52,17 @@ from stream.ir.types import (
     Type,
 )
 
-__all__ = ["AttrParser", "unescape", "int_literal"]
+__all__ = ["AttrParser", "MAX_NESTING", "unescape", "int_literal"]
+
+# How deep regions may nest, and (separately) attribute brackets (`[...]`, a dictionary inside an
+# attribute) and structured types (tensor types, function types). Everything downstream of the
+# parser (printer, structural verifier, passes, equality, the executor) walks nesting recursively;
+# the limits bound that recursion, and `stream.ir.depth` gives the interpreter the headroom it
+# needs. IREE's programs nest a few levels deep; a deeper input is refused with a diagnostic naming
+# the limit (exit 2), never a RecursionError. An op's own attribute dictionaries and function type
+# do not count (so its pretty and generic forms nest alike); opaque bodies (`#hal...<...>`) are
+# scanned iteratively and do not count either.
+MAX_NESTING = 256
 
 _INT_TYPE = re.compile(r"(s|u)?i([1-9]\d*)\Z")
 _DIMS = re.compile(r"(?:\*x|(?:(?:\d+|\?)x)*)")
@@ -117,6 +127,20 @@ class AttrParser:
     type_aliases: dict[str, Type]
     _type_memo: dict[str, object]
     _attr_memo: dict[str, object]
+    # Attribute brackets and structured types open at the current position.
+    _nesting: int = 0
+
+    def _deeper(self, tok: Token | None = None) -> None:
+        """Enter one attribute or type nesting level (the caller leaves it with
+        `self._nesting -= 1`; after an error the parse is abandoned, or the catcher restores
+        the count)."""
+        self._nesting += 1
+        if self._nesting > MAX_NESTING:
+            raise self.error(
+                f"attributes and types nested deeper than {MAX_NESTING} levels "
+                f"(streamproof's limit, MAX_NESTING = {MAX_NESTING})",
+                tok,
+            )
 
     # -- small helpers shared with the op parser ------------------------------------------
     def error(self, message: str, tok: Token | None = None) -> DiagnosticError:
@@ -173,8 +197,12 @@ class AttrParser:
         return value
 
     def parse_function_type(self) -> Type:
-        """`(inputs) -> results` (or any type: the caller checks), memoized by its text."""
-        return self._memoized(_SIMPLE_FUNCTION_TYPE, self._type_memo, self.parse_type)  # type: ignore[return-value]
+        """`(inputs) -> results` (or any type: the caller checks), memoized by its text. An op's
+        own function type is not a nesting level (its types nest as deep as in pretty form)."""
+        self._nesting -= 1
+        ftype = self._memoized(_SIMPLE_FUNCTION_TYPE, self._type_memo, self.parse_type)
+        self._nesting += 1
+        return ftype  # type: ignore[return-value]
 
     # -- types -------------------------------------------------------------------------------
     def parse_type(self) -> Type:
@@ -206,6 +234,7 @@ class AttrParser:
         return [self.parse_type()]
 
     def _parse_function_type_rest(self) -> FunctionType:
+        self._deeper()
         inputs: list[Type] = []
         if not self.accept(")"):
             inputs.append(self.parse_type())
@@ -213,7 +242,9 @@ class AttrParser:
                 inputs.append(self.parse_type())
             self.expect(")")
         self.expect("->", "in function type")
-        return FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
+        result = FunctionType(tuple(inputs), tuple(self.parse_function_result_types()))
+        self._nesting -= 1
+        return result
 
     def _parse_bang_type(self, tok: Token) -> Type:
         name = tok.text[1:]
@@ -269,6 +300,7 @@ class AttrParser:
     def _parse_tensor_type(self) -> TensorType:
         if not self._adjacent("<"):
             raise self.error("expected '<' after 'tensor'")
+        self._deeper()
         self.expect("<")
         m = _DIMS.match(self.lexer.text, self.lexer.pos)
         assert m is not None
@@ -282,6 +314,7 @@ class AttrParser:
         element = self.parse_type()
         encoding = self.parse_attribute() if self.accept(",") else None
         self.expect(">", "to close tensor type")
+        self._nesting -= 1
         return TensorType(shape, element, encoding)
 
     # -- attributes ----------------------------------------------------------------------------
@@ -299,6 +332,7 @@ class AttrParser:
         if kind == "at":
             return self.parse_symbol_ref()
         if tok.is_punct("["):
+            self._deeper(tok)
             lex.next()
             elems: list[Attribute] = []
             if not self.accept("]"):
@@ -306,9 +340,13 @@ class AttrParser:
                 while self.accept(","):
                     elems.append(self.parse_attribute(typed_opaque=True))
                 self.expect("]", "to close array attribute")
+            self._nesting -= 1
             return ArrayAttr(tuple(elems))
         if tok.is_punct("{"):
-            return DictAttr.of(self.parse_attr_dict_body())
+            self._deeper(tok)
+            entries = self.parse_attr_dict_body()
+            self._nesting -= 1
+            return DictAttr.of(entries)
         if kind == "hash":
             return self._parse_hash_attr(typed_opaque)
         if kind == "bare":

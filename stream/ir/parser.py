@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 
 from stream.ir.attributes import Attribute, StringAttr
 from stream.ir.core import Alias, Block, Location, Module, Op, Region, Value, freeze
+from stream.ir.depth import ensure_recursion_headroom
 from stream.ir.diagnostics import DiagnosticError, SourceFile
 from stream.ir.gc_pause import paused_gc
 from stream.ir.lexer import Lexer, Token
-from stream.ir.parse_attrs import AttrParser, unescape
+from stream.ir.parse_attrs import MAX_NESTING, AttrParser, unescape
 from stream.ir.spec_registry import OpState, lookup, registered_names
 from stream.ir.types import FunctionType, Type
 
@@ -73,6 +74,9 @@ class Parser(AttrParser):
         self.aliases: list[Alias] = []
         self._frames: list[_Frame] = [_Frame(isolated=True, forward={}, default_dialect="builtin")]
         self._pending_successors: dict[int, list[tuple[str, int]]] = {}
+        # Region nesting limit, as frames (the bottom frame is the top level). A top-level
+        # `module { ... }` does not count: the printer adds one to a module read without it.
+        self._max_frames = MAX_NESTING
 
     # -- locations ------------------------------------------------------------------------------
     def location(self, tok: Token | None = None) -> Location:
@@ -346,6 +350,8 @@ class Parser(AttrParser):
     ) -> Region:
         """`{ ops }` or `{ ^bb0(...): ops ^bb1: ... }`. `entry` are entry-block arguments
         declared by the op's own syntax (a function signature, `with(...)` captures)."""
+        if len(self._frames) > self._max_frames:
+            raise self.error(f"regions nested deeper than {MAX_NESTING} levels (streamproof's limit, MAX_NESTING = {MAX_NESTING})")
         self.expect("{", "to start a region")
         self.push_scope(isolated, default_dialect)
         entry_args = [self.define(o.name, o.pos, t) for o, t in (entry or [])]
@@ -398,12 +404,14 @@ class Parser(AttrParser):
         that pretty and generic reads of one body are equal."""
         start = self.lexer.offset
         depth = len(self._frames)
+        nesting = self._nesting
         try:
             return self.parse_region(isolated=isolated, default_dialect=default_dialect, implicit_terminator=implicit_terminator)
         except UnknownSyntaxError:
             # Only syntax streamproof does not model makes a body verbatim; any other error
             # in it (a typo, a truncated file) is reported.
             del self._frames[depth:]
+            self._nesting = nesting
             self.lexer.reset(start)
             end = self.lexer.scan_balanced(start, "{", "}")
             self.lexer.reset(end)
@@ -464,6 +472,9 @@ class Parser(AttrParser):
     # -- modules -----------------------------------------------------------------------------
     def parse_top_level(self) -> Module:
         ops: list[Op] = []
+        first = self.lexer.peek()
+        if first.text in ("module", '"builtin.module"'):
+            self._max_frames = MAX_NESTING + 1
         while True:
             tok = self.lexer.peek()
             if tok.kind == "eof":
@@ -531,6 +542,7 @@ def _dedent(text: str) -> str:
 
 def parse_module(text: str, filename: str = "<stdin>", line_offset: int = 0) -> Module:
     """Parse one module (an explicit `module { ... }` or a list of top-level ops)."""
+    ensure_recursion_headroom()  # the module may nest up to MAX_NESTING levels
     parser = Parser(SourceFile(filename, text, line_offset))
     with paused_gc():
         return parser.parse_top_level()
