@@ -121,6 +121,9 @@ class FunctionModel:
     # Private functions: an allocation returned with a timepoint is observed by the caller once
     # that timepoint is reached (these sites), not at the return.
     deferred: dict[int, list[Site]] = field(default_factory=dict)
+    # Calls to private functions: each returned-timepoint site -> the call's timepoint result
+    # (`verify.calls`); a resource handed over with it is ready there.
+    call_handoffs: dict[Site, Value] = field(default_factory=dict)
     ready_escapes: set[int] = field(default_factory=set)  # allocations handed out ready (not with a timepoint)
 
     @property
@@ -383,7 +386,9 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     """The model of one function (`DiagnosticError` for functions it cannot reason about:
     control flow is refused by `analyze_storage`)."""
     storage = analyze_storage(func, module)
-    level = function_level(func.op) or "host"
+    # A function of host ops only (imports, exports, calls, awaits, loads) is still checked when
+    # it handles resources: by the async-level rules, whose readiness is the strictest.
+    level = function_level(func.op) or ("async" if _handles_resources(func) else "host")
     model = FunctionModel(func, module, level, storage)
     model.async_abi = any(op.name == "stream.timepoint.chain_external" for op in func.body.ops)
     model.wait_fences = wait_fences(func)
@@ -401,3 +406,7 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
         b.wait_fence_site(fence, func.op)
     b.link_externals()
     return model
+
+
+def _handles_resources(func: Function) -> bool:
+    return any(isinstance(v.type, ResourceType) for op in func.op.walk() for v in (*op.operands, *op.results))

@@ -237,6 +237,10 @@ def readiness(model: FunctionModel) -> Iterator[Obligation]:
         if producer is None or producer is use.site or (producer.id, use.site.id) in seen:
             continue
         seen.add((producer.id, use.site.id))
+        if producer in model.call_handoffs:  # a call's result, handed over with a timepoint
+            yield Obligation("MISSED_WAIT", "order", producer, use.site, roles=("returned timepoint", "consumer"), op=use.site.op,
+                             value=use.value, rule="call-handoff")
+            continue
         crosses = producer.unit != use.site.unit and units[producer.unit].kind == "device"
         cls = "MISSED_WAIT" if crosses else "RACE_READ_AFTER_WRITE"
         yield Obligation(cls, "order", producer, use.site, roles=("producer", "consumer"), op=use.site.op, value=use.value)

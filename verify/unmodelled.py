@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from stream.ir.core import Op, Value
 from stream.ir.types import OpaqueType, ResourceType, TimepointType, Type
+from verify.events import Site
 from verify.model import FunctionModel
 from verify.obligations import Obligation
 from verify.storage import AllocKind
@@ -78,6 +79,8 @@ class Unmodelled:
 
     def why(self, ob: Obligation) -> str | None:
         """None when the failing obligation `ob` is a real violation; else why it is undecided."""
+        if ob.rule == "call-handoff" and ob.first is not None and ob.second is not None:
+            return self._handoff(ob.first, ob.second)
         if not self.ops and self.timeline is None:
             return None
         sites = [s for s in (ob.first, ob.second, *ob.targets) if s is not None]
@@ -95,4 +98,26 @@ class Unmodelled:
             index, culprit = self.timeline
             if index <= max((s.order[0] for s in sites if s.order), default=index):
                 return f"{_describe(culprit)}: the ordering it takes part in is unknown"
+        return None
+
+    def _handoff(self, returned: Site, user: Site) -> str | None:
+        """A call's result used before a wait covering the timepoint it came with
+        (`verify.calls`): whether the caller waits does not depend on what the call does, unless
+        the user is itself an op without a rule (it may take the pair on, unready), or the
+        timepoint reaches such an op before the use (it may come back awaited)."""
+        op = self.ops.get(id(user.op))
+        if op is not None:
+            return f"{_describe(op)}: it may take the value with its timepoint, unready"
+        t = self.model.call_handoffs[returned]
+        derived = {t}
+        limit = user.order[0] if user.order else len(self.model.func.body.ops)
+        for index, top in enumerate(self.model.func.body.ops):
+            if index > limit:
+                break
+            for o in top.walk():
+                if o is returned.op or not any(v in derived for v in o.operands):
+                    continue
+                if is_unmodelled(o):
+                    return f"{_describe(o)}: the timepoint {returned.name.split(' returned')[0]} passes through it"
+                derived.update(r for r in o.results if _ordering(r.type))
         return None

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from stream.ir.core import Op
 from stream.ir.types import ResourceType
+from verify.events import Site
 from verify.model import RW, Builder
 
 __all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE"]
@@ -52,10 +53,12 @@ def apply_rule(b: Builder, op: Op) -> None:
     elif any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
         # Even an `arith` op is unknown here once it touches a resource: `arith.select` of two
         # resources names one of them, which no storage rule can say in advance.
-        unknown_op(b, op)
+        site = unknown_op(b, op)
+        if op.name in CALL_OPS:
+            after_call(b, op, site)  # what a private callee's returned timepoints promise
 
 
-def unknown_op(b: Builder, op: Op) -> None:
+def unknown_op(b: Builder, op: Op) -> Site:
     """Conservative: reads and writes all of every resource operand and may keep it.
 
     At the async level the write is an in-place write (`tie`): it ends the operand's version,
@@ -69,6 +72,8 @@ def unknown_op(b: Builder, op: Op) -> None:
             b.whole(site, v, RW, "unknown op", tie=True)
             b.escape(site, v)
     b.produce(site, op.results)
+    return site
 
 
+from verify.calls import CALL_OPS, after_call  # noqa: E402
 from verify.rules import async_ops, cmd_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
