@@ -98,8 +98,12 @@ class Allocation:
     id: int = field(default_factory=lambda: next(_ids))
 
     def materialize(self, poison: bool = True) -> None:
-        """Give the allocation its storage (filled with POISON when `poison`)."""
-        self.data = np.full(self.size, POISON, dtype=np.uint8) if poison else np.empty(self.size, dtype=np.uint8)
+        """Give the allocation its storage (filled with POISON when `poison`). A size numpy or the
+        machine cannot hold (`alloca` of 2^63 bytes) is a MemoryFault, as any failed access is."""
+        try:
+            self.data = np.full(self.size, POISON, dtype=np.uint8) if poison else np.empty(self.size, dtype=np.uint8)
+        except (MemoryError, ValueError) as e:
+            raise MemoryFault(f"cannot allocate {self.size} bytes for {self.label} ({e or type(e).__name__})") from None
         self.state = "live"
 
     def readonly(self) -> np.ndarray:

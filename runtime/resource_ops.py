@@ -110,7 +110,11 @@ def _alloc(fr: Frame, op: Op) -> None:
                                     f"cannot allocate {size} more", f"stream.resource.alloc at {op.location}"))
     alloc = Allocation(size, device, "alloc", _named(op.results[0], "alloc", op), _lifetime(op.results[0].type),
                        placement=s.devices_of(op))
-    alloc.materialize(s.sched.poison)
+    try:
+        alloc.materialize(s.sched.poison)
+    except MemoryFault as e:
+        pool.release(size)
+        raise ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED, str(e), f"stream.resource.alloc at {op.location}")) from None
     s.allocations.append(alloc)
     s.counter(device)
     fr.env[op.results[0]] = ResourceRef(alloc, 0, size)

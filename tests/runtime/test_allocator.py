@@ -13,12 +13,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, consumes, invariant, rule
 from rt_support import bounded, parse
 
-from runtime import DeadlockError, run_module
+from runtime import DeadlockError, ExecutionError, run_module
 from runtime.drivers import make_driver
 from runtime.memory import Allocation, DevicePool
 from runtime.scheduler import Submission, WorkContext
@@ -193,3 +194,21 @@ def test_programs_respect_the_pool(steps: list[tuple[str, int]], driver: str) ->
         peak = result.stats.peak_bytes.get("dev0", 0)
         assert peak == expected if driver == "sync" else peak <= capacity
     assert all(p.live == 0 for p in pools.values())
+
+
+HUGE = 1 << 63  # more bytes than numpy can index: np.full raised ValueError (an internal error of `run`)
+
+
+@pytest.mark.parametrize("op", ["alloca", "alloc"])
+def test_an_allocation_nothing_can_hold_fails_the_run_cleanly(op: str) -> None:
+    """Found by tests/fuzz (an alloca size mutated to 2^63): the run fails with the allocation
+    named (exit 1 from the CLI), never an internal error."""
+    if op == "alloca":
+        body = ("  %r, %t = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%n} "
+                "=> !stream.timepoint\n  %f = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%t) => %r : "
+                "!stream.resource<transient>{%n} => !stream.timepoint\n")
+    else:
+        body = "  %r = stream.resource.alloc uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%n}\n"
+    module = parse(f"util.func public @p() {{\n  %n = arith.constant {HUGE} : index\n{body}  util.return\n}}\n")
+    with pytest.raises(ExecutionError, match=rf"cannot allocate {HUGE} bytes for %r"):
+        bounded(lambda: run_module(module, [], driver="sync"))
