@@ -30,9 +30,11 @@ import random
 import re
 import selectors
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping
@@ -45,7 +47,9 @@ WORKER = Path(__file__).with_name("fuzz_worker.py")
 KERNELS = Path(__file__).with_name("fuzz_kernels.py")
 SENTINEL = "keep.txt"
 OLD_OUTPUT = "an output that was here before the command ran\n"
-UNDECIDED = re.compile(r"could not decide|\bundecided\b|solver[: ]+unknown|rlimit|resource limit")
+# The documented exit-3 outcomes: an undecided obligation (text, or a --report=json report whose
+# status is "unknown"), a solver `unknown`, a resource limit.
+UNDECIDED = re.compile(r'could not decide|\bundecided\b|solver[: ]+unknown|rlimit|resource limit|"status": "unknown"')
 TRACEBACK = "Traceback (most recent call last)"
 
 # (pattern over the finding's text, issue 9 item and owner): open elsewhere, reported but tolerated.
@@ -64,6 +68,7 @@ class Case:
     data: bytes
     outputs: list[str]  # paths (relative to the case directory, `*` patterns, `dir/`) the command may write
     existing: list[str]  # outputs created before the command, with OLD_OUTPUT and mode 0644
+    specials: dict[str, str] = field(default_factory=dict)  # name -> "fifo" or "link:TARGET", made before the command
 
     @property
     def command(self) -> str:
@@ -118,8 +123,31 @@ def make_case(index: int, rng: random.Random, pool: list[tuple[str, str]]) -> Ca
         argv += ["--function", rng.choice(public)]
     if command == "run" and level == "cmd" and rng.random() < 0.8:
         argv += _inputs(text, argv[-1] if "--function" in argv else None, rng)
-    existing = [o for o in outputs if not o.endswith("/") and "*" not in o and rng.random() < 0.5]
-    return Case(index, rel, edits, argv, data, outputs, existing)
+    specials = _specials(argv, outputs, rng)
+    existing = [o for o in outputs if not o.endswith("/") and "*" not in o and o not in specials and rng.random() < 0.5]
+    return Case(index, rel, edits, argv, data, outputs, existing, specials)
+
+
+OUTPUT_FLAGS = ("-o", "--trace", "--trace-counterexample")
+
+
+def _specials(argv: list[str], outputs: list[str], rng: random.Random) -> dict[str, str]:
+    """Now and then an output is a FIFO (it must stay one: written directly, never replaced), a
+    symlink to the input (which must not change), or `--output-dir` holds a `result0.npy` that
+    is a symlink to the input (items 15 and 17)."""
+    specials: dict[str, str] = {}
+    for i, word in enumerate(argv[:-1]):
+        if word in OUTPUT_FLAGS and argv[i + 1] in outputs:
+            roll = rng.random()
+            if roll < 0.08:
+                outputs[outputs.index(argv[i + 1])] = argv[i + 1] = "pipe.out"
+                specials["pipe.out"] = "fifo"
+            elif roll < 0.13:
+                outputs[outputs.index(argv[i + 1])] = argv[i + 1] = "alias.out"
+                specials["alias.out"] = "link:in.mlir"
+    if "results/" in outputs and rng.random() < 0.3:
+        specials["results/result0.npy"] = "link:../in.mlir"
+    return specials
 
 
 def _argv(command: str, level: str, rng: random.Random) -> tuple[list[str], list[str]]:
@@ -244,14 +272,20 @@ class Worker:
 
 
 def _digest(path: Path) -> tuple[str, int] | None:
+    """Content hash and mode; a FIFO or a symlink by what it is (never opened or followed)."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mode & 0o7777
+        st = path.lstat()
+        if stat.S_ISFIFO(st.st_mode):
+            return "fifo", st.st_mode & 0o7777
+        if stat.S_ISLNK(st.st_mode):
+            return f"link:{os.readlink(path)}", 0
+        return hashlib.sha256(path.read_bytes()).hexdigest(), st.st_mode & 0o7777
     except OSError:
         return None
 
 
 def _snapshot(directory: Path) -> dict[str, tuple[str, int] | None]:
-    return {str(p.relative_to(directory)): _digest(p) for p in sorted(directory.rglob("*")) if not p.is_dir()}
+    return {str(p.relative_to(directory)): _digest(p) for p in sorted(directory.rglob("*")) if p.is_symlink() or not p.is_dir()}
 
 
 def check(outcome: Outcome, before: Mapping[str, tuple[str, int] | None], after: Mapping[str, tuple[str, int] | None], timeout: float) -> list[str]:
@@ -276,7 +310,13 @@ def check(outcome: Outcome, before: Mapping[str, tuple[str, int] | None], after:
         found.append("exit 2 without an error diagnostic")
     for name, was in before.items():
         now = after.get(name)
-        if name in case.existing:
+        kind = case.specials.get(name)
+        if kind == "fifo":
+            if now is None or now[0] != "fifo":
+                found.append(f"clobbered: the FIFO {name} was {'removed' if now is None else 'replaced by a regular file'}")
+        elif kind is not None:
+            pass  # a symlink output may be replaced or refused; what it points at (the input) is checked as itself
+        elif name in case.existing:
             failed = rc != 0 and not (case.command == "verify" and rc in (1, 3))
             if failed and now != was:
                 found.append(f"clobbered: {name} replaced although {case.command} failed (exit {rc})")
@@ -341,6 +381,29 @@ def run_fuzz(cases: int, seed: int, timeout: float = 60.0, keep: Path | None = N
     return FuzzResult(outcomes, time.perf_counter() - start)
 
 
+class _Drain:
+    """Reads a FIFO in the background (so that a command writing to it never blocks) until stopped."""
+
+    def __init__(self, path: Path) -> None:
+        self.fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            try:
+                if not os.read(self.fd, 1 << 16):
+                    time.sleep(0.01)
+            except BlockingIOError:
+                time.sleep(0.01)
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join()
+        os.close(self.fd)
+
+
 def run_case(worker: Worker, case: Case, directory: Path, timeout: float, keep: Path | None = None) -> Outcome:
     directory.mkdir()
     (directory / "in.mlir").write_bytes(case.data)
@@ -348,13 +411,26 @@ def run_case(worker: Worker, case: Case, directory: Path, timeout: float, keep: 
     for name in case.existing:
         (directory / name).write_text(OLD_OUTPUT)
         os.chmod(directory / name, 0o644)
+    readers = []
+    for name, kind in case.specials.items():
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)
+        if kind == "fifo":
+            os.mkfifo(directory / name)
+            readers.append(_Drain(directory / name))
+        else:
+            os.symlink(kind.removeprefix("link:"), directory / name)
     before = _snapshot(directory)
-    answer = worker.run(case.argv, directory, timeout)
+    try:
+        answer = worker.run(case.argv, directory, timeout)
+    finally:
+        for reader in readers:
+            reader.stop()
     outcome = Outcome(case, answer["rc"], str(answer.get("stdout", "")), str(answer.get("stderr", "")), float(answer.get("seconds", 0.0)))  # type: ignore[arg-type]
     outcome.findings = check(outcome, before, _snapshot(directory), timeout)
     if outcome.findings and keep is not None:
         dest = keep / f"case{case.index}"
-        shutil.copytree(directory, dest, dirs_exist_ok=True)
+        shutil.copytree(directory, dest, symlinks=True, dirs_exist_ok=True,
+                        ignore=lambda d, names: [n for n in names if stat.S_ISFIFO(os.lstat(os.path.join(d, n)).st_mode)])
         (dest / "in.mlir").write_bytes(case.data)
         (dest / "argv.txt").write_text(case.describe() + "\n" + "\n".join(outcome.findings) + "\n--- stderr ---\n" + outcome.stderr)
     shutil.rmtree(directory, ignore_errors=True)

@@ -56,6 +56,8 @@ def test_the_checks_flag_what_the_readme_rules_out() -> None:
     assert check(_outcome(0), same, same, 1) == []
     assert check(_outcome(3, "x.mlir:1:1: error: could not decide RACE_READ_AFTER_WRITE (solver: unknown); not proved"), same, same, 1) == []
     assert check(_outcome(2, "x.mlir:1:2: error: expected '}'"), same, same, 1) == []
+    json_undecided = Outcome(_outcome(3).case, 3, '{\n  "status": "unknown",\n  "unknowns": [{"class": "MISSED_WAIT"}]\n}\n', "")
+    assert check(json_undecided, same, same, 1) == []
     internal = "streamproof: internal error: KeyError: 'x' (at model.py:12)\nTraceback (most recent call last):\n  File \"m.py\", line 1"
     assert check(_outcome(3, internal), same, same, 1)[0].startswith("traceback: streamproof: internal error: KeyError")
     assert check(_outcome(3, "x: error: something else"), same, same, 1)[0].startswith("exit 3 without an undecided obligation")
@@ -69,7 +71,28 @@ def test_the_checks_flag_what_the_readme_rules_out() -> None:
         "clobbered: out.mlir replaced although compile failed (exit 1)"]
     assert check(_outcome(0, "", "compile", ["out.mlir"]), before, {**same, "out.mlir": ("new", 0o600)}, 1) == [
         "clobbered: out.mlir mode 644 became 600"]
+    fifo = Outcome(Case(0, "seed.mlir", [], ["compile", "in.mlir", "-o", "pipe.out"], b"", ["pipe.out"], [], {"pipe.out": "fifo"}), 0)
+    assert check(fifo, {**same, "pipe.out": ("fifo", 0o644)}, {**same, "pipe.out": ("fifo", 0o644)}, 1) == []
+    assert check(fifo, {**same, "pipe.out": ("fifo", 0o644)}, {**same, "pipe.out": ("x", 0o644)}, 1) == [
+        "clobbered: the FIFO pipe.out was replaced by a regular file"]
     assert all(pattern and "item" in item for pattern, item in KNOWN)
+
+
+def test_special_outputs_are_made_and_checked(tmp_path: Path) -> None:
+    """A FIFO output is drained while the command writes it and must stay a FIFO; an output that
+    is a symlink to the input must leave the input as it was (items 15 and 17)."""
+    worker = Worker(tmp_path / "worker.log")
+    source = (ROOT / "proofs" / "corpus" / "cmd_serial_ok.mlir").read_bytes()
+    try:
+        fifo = Case(0, "cmd_serial_ok", [], ["compile", "in.mlir", "-o", "pipe.out", "--pass-pipeline="], source, ["pipe.out"], [],
+                    {"pipe.out": "fifo"})
+        assert run_case(worker, fifo, tmp_path / "a", timeout=120).findings == []
+        link = Case(1, "cmd_serial_ok", [], ["compile", "in.mlir", "-o", "alias.out", "--pass-pipeline="], source, ["alias.out"], [],
+                    {"alias.out": "link:in.mlir"})
+        outcome = run_case(worker, link, tmp_path / "b", timeout=120)
+        assert outcome.findings == [] and outcome.rc == 2, outcome.stderr
+    finally:
+        worker.stop()
 
 
 def test_a_hung_case_is_killed_and_the_next_case_runs(tmp_path: Path) -> None:
