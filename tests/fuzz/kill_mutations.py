@@ -9,7 +9,8 @@ reject it (`MutationClass.predicted`); `must_kill` classes are non-equivalent by
 |---|---|---|
 | `drop-await` | a device op (execute, alloca, dealloca, ...) stops awaiting its timepoint, or a host await disappears (its users take the un-awaited values) | an ordering class |
 | `drop-join-input` | one input of a `timepoint.join` is removed | an ordering class |
-| `unawaited-export` | an export / return uses the value a host await was given instead of its result (the await stays, dead) | MISSED_WAIT |
+| `unawaited-export` | the first consumer of a host await's results, an export or return, uses the value the await was given instead (the await stays, dead) | MISSED_WAIT |
+| `unawaited-later-export` | the same for an export after the first consumer (host ops keep their order: equivalent, unless another export reads what the await covers first) | MISSED_WAIT |
 | `dealloca-before-last-use` | a dealloca moves before the last execute that uses its resource, awaiting what that execute awaits | USE_AFTER_FREE |
 | `drop-wait-fence` | a region stops (transitively) awaiting the coarse-fences ABI's imported wait fence | MISSED_WAIT |
 | `into-wave` | a command that shares a resource with the one before it moves into a `cmd.concurrent` wave with it | a race class |
@@ -29,9 +30,7 @@ from stream.ir.walk import Function, functions, replace_function
 Mutant = tuple[str, Module]
 RACES = frozenset({"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "MISSED_WAIT"})
 ORDERING = RACES | {"USE_BEFORE_ALLOC", "USE_AFTER_FREE"}
-# Marks a mutant whose kill needs issue 9 item 1 (`timepoint.await` orders only the users of its
-# results): under the old rule a later host op counts as ordered after any earlier await.
-NEEDS_PURE_AWAIT = "[needs item 1]"
+METADATA = frozenset({"stream.resource.size", "stream.resource.is_terminal"})  # not a use of the value (IREE folds them)
 EXPORTS = frozenset({"stream.tensor.export", "stream.resource.export", "util.return", "func.return"})
 
 
@@ -120,18 +119,32 @@ def _users(ops: tuple[Op, ...], value: Value) -> list[Op]:
     return [op for top in ops for op in top.walk() if value in op.operands]
 
 
-def unawaited_export(module: Module) -> Iterator[Mutant]:
+def _unawaited_exports(module: Module, first: bool) -> Iterator[Mutant]:
+    """Exports that take the value an await was given instead of its result: with `first`, only
+    where the export was the await's first consumer (then nothing orders it: a MISSED_WAIT);
+    otherwise only where another op used a result of the await before it (the await sits before
+    that first consumer and host ops keep their order: equivalent, docs/VERIFIER.md)."""
     for f in functions(module):
         ops = f.body.ops
         for i, op in enumerate(ops):
             if op.name != "stream.timepoint.await":
                 continue
             mapping = dict(zip(op.results, op.operands))
-            for result in op.results:
-                for user in _users(ops[i + 1:], result):
-                    if user.name in EXPORTS:
+            consumers = [k for k in range(i + 1, len(ops))
+                         if ops[k].name not in METADATA and any(set(x.operands) & set(op.results) for x in ops[k].walk())]
+            for k in consumers:
+                for user in ops[k].walk():
+                    if user.name in EXPORTS and set(user.operands) & set(op.results) and (k == consumers[0]) == first:
                         mutant = _with_body(module, f, ops[: i + 1] + substitute(ops[i + 1:], mapping, only=user))
-                        yield f"{user.name} at {user.location} uses the value the await at {op.location} was given {NEEDS_PURE_AWAIT}", mutant
+                        yield f"{user.name} at {user.location} uses the value the await at {op.location} was given", mutant
+
+
+def unawaited_export(module: Module) -> Iterator[Mutant]:
+    return _unawaited_exports(module, first=True)
+
+
+def unawaited_later_export(module: Module) -> Iterator[Mutant]:
+    return _unawaited_exports(module, first=False)
 
 
 def dealloca_before_last_use(module: Module) -> Iterator[Mutant]:
@@ -172,7 +185,7 @@ def drop_wait_fence(module: Module) -> Iterator[Mutant]:
                         yield f"the join at {op.location} drops the wait fence", _with_body(module, f, ops[:i] + (new,) + ops[i + 1:])
             elif op.name == "stream.timepoint.await" and set(op.operands) & waits:
                 mapping = dict(zip(op.results, op.operands))
-                yield f"drop the host await of the wait fence at {op.location} {NEEDS_PURE_AWAIT}", \
+                yield f"drop the host await of the wait fence at {op.location}", \
                     _with_body(module, f, ops[:i] + substitute(ops[i + 1:], mapping))
             elif set(_awaits(op)) & waits:
                 yield f"{op.name} at {op.location} stops awaiting the wait fence", _with_body(module, f, ops[:i] + (_set_await(op, None),) + ops[i + 1:])
@@ -299,6 +312,7 @@ CLASSES: dict[str, MutationClass] = {
     "drop-await": MutationClass(drop_await, ORDERING),
     "drop-join-input": MutationClass(drop_join_input, ORDERING),
     "unawaited-export": MutationClass(unawaited_export, frozenset({"MISSED_WAIT"}), must_kill=True),
+    "unawaited-later-export": MutationClass(unawaited_later_export, frozenset({"MISSED_WAIT"})),
     "dealloca-before-last-use": MutationClass(dealloca_before_last_use, frozenset({"USE_AFTER_FREE"}), must_kill=True),
     "drop-wait-fence": MutationClass(drop_wait_fence, frozenset({"MISSED_WAIT"}), must_kill=True),
     "into-wave": MutationClass(into_wave, RACES),

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kill_mutations import CLASSES, NEEDS_PURE_AWAIT, ORDERING
+from kill_mutations import CLASSES, ORDERING
 from mutator import ROOT
 
 import stream.ir as ir
@@ -51,9 +51,6 @@ IREE = ROOT / "tests" / "data" / "iree"
 STAGES = sorted(p for p in IREE.glob("*/*.mlir") if p.name[:2] in {f"{n:02d}" for n in range(4, 11)})
 OWN = sorted((ROOT / "tests" / "data" / "mutation").glob("*.mlir"))
 EXAMPLES = sorted((ROOT / "examples").glob("*.mlir"))
-# Fixes a mutant's kill depends on that are not on main yet: such survivors are listed as pending
-# (printed), not failed; drop the entry once the fix lands (then every such mutant must die).
-PENDING = {NEEDS_PURE_AWAIT: "issue 9 item 1 (await-pure)"}
 CACHE_CONTROL = ("stream.cmd.flush", "stream.cmd.invalidate")
 RUNS = [("sync", 0), ("task", 0), ("chaos", 1), ("chaos", 2), ("chaos", 3)]
 
@@ -142,11 +139,10 @@ class Tally:
     equivalent: int = 0
     assumed: int = 0  # of the equivalent: only under the documented flush/invalidate assumption
     problems: list[str] = field(default_factory=list)
-    pending: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
-        return self.killed + self.equivalent + len(self.problems) + len(self.pending)
+        return self.killed + self.equivalent + len(self.problems)
 
 
 @cache
@@ -168,9 +164,6 @@ def judge(cls: str, source: str, base: set[str], desc: str, mutant: Module, tall
     if found or report.unknowns:
         what = sorted(found) if found else f"undecided ({report.unknowns[0].text()})"
         tally.problems.append(f"{source}: {desc}: rejected with {what}, not the predicted {sorted(mc.predicted)}")
-        return
-    if any(mark in desc for mark in PENDING):
-        tally.pending.append(f"{source}: {desc}")
         return
     if mc.must_kill:
         tally.problems.append(f"{source}: {desc}: proved, but this mutation is never equivalent (a verifier hole)")
@@ -203,8 +196,7 @@ def test_every_mutant_is_killed_or_shown_equivalent(cls: str) -> None:
     broken = tally.total - tally.equivalent  # the mutants that are not equivalent
     print(f"\n{cls}: {tally.total} mutants, {tally.killed} killed ({rate:.0%}; {tally.killed} of {broken} non-equivalent), "
           f"{tally.equivalent} shown equivalent" + (f" ({tally.assumed} of them only as flush/invalidate are modelled)" if tally.assumed else "")
-          + f", {len(tally.problems)} problems"
-          + (f", {len(tally.pending)} pending a fix ({', '.join(PENDING.values())})" if tally.pending else ""))
+          + f", {len(tally.problems)} problems")
     assert tally.total >= 3, f"{cls}: only {tally.total} mutants"
     assert not tally.problems, f"{cls}: {len(tally.problems)} of {tally.total} mutants:\n" + "\n".join(tally.problems[:20])
 
