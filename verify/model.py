@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.analysis.abi import wait_fences
+from stream.analysis.abi import handed_in_pairs, wait_fences
 from stream.dialect.awaits import Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -118,6 +118,9 @@ class FunctionModel:
     # site at which it is signalled (its imports share one reach: the same fence, reached once).
     wait_fences: tuple[Value, ...] = ()
     fence_sites: dict[Value, Site] = field(default_factory=dict)
+    # Private functions: each argument allocation handed in with a timepoint -> the site at which
+    # the caller's timepoint is reached (accesses to it must follow).
+    arg_guards: dict[int, Site] = field(default_factory=dict)
     # Private functions: an allocation returned with a timepoint is observed by the caller once
     # that timepoint is reached (these sites), not at the return.
     deferred: dict[int, list[Site]] = field(default_factory=dict)
@@ -395,6 +398,14 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     b = Builder(model)
     from verify.rules import apply_rule
 
+    for i, j in handed_in_pairs(func).items():
+        x, t = func.arguments[i], func.arguments[j]
+        e = b.reach(f"the caller's timepoint {_named(t)} handed in with {_named(x)}", [], func.op)
+        b.timepoint(t, e)
+        view = storage.view(x)
+        site = b.graph.site_of[e]
+        if view is not None and site is not None:
+            model.arg_guards.setdefault(view.alloc.id, site)
     gates = Gates()
     for i, op in enumerate(func.body.ops):
         b.top_index = i
@@ -410,3 +421,7 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
 
 def _handles_resources(func: Function) -> bool:
     return any(isinstance(v.type, ResourceType) for op in func.op.walk() for v in (*op.operands, *op.results))
+
+
+def _named(v: Value) -> str:
+    return f"%{v.name_hint}" if v.name_hint else "an argument"

@@ -467,6 +467,16 @@ def wait_fence(model: FunctionModel) -> Iterator[Obligation]:
                 "MISSED_WAIT", "order", signal, a.site, None, a, a.alloc, roles=("wait fence", "access"), op=a.site.op,
                 detail=f"{a.site.name} is not ordered after the wait fence that guards the inputs (the caller may still be writing them)",
             )
+    if model.arg_guards:  # private functions: an argument handed in with a timepoint
+        for a in model.accesses:
+            guard = model.arg_guards.get(a.alloc.id)
+            if guard is None or (guard.id, a.site.id) in seen:
+                continue
+            seen.add((guard.id, a.site.id))
+            yield Obligation(
+                "MISSED_WAIT", "order", guard, a.site, None, a, a.alloc, roles=("handed in", "access"), op=a.site.op,
+                detail=f"{a.site.name} is not ordered after the timepoint the caller hands in with it (the value may not be ready)",
+            )
 
 
 def opaque(model: FunctionModel) -> Iterator[Obligation]:

@@ -15,6 +15,8 @@ timepoints hand a wait to the caller (SPEC §3.1 rule 8).
   resource followed by a timepoint is handed over *unready*: the caller awaits that timepoint
   before using it, so the callee need not finish the work the timepoint covers before it returns.
   Public functions keep the synchronous rule: what the caller observes is finished at the return.
+  Arguments come the same way: a resource argument followed by a timepoint argument is handed in
+  unready, and the function may touch it only after that timepoint is reached.
 
 The verifier (`verify.rules.host_ops`, `verify.obligations.wait_fence`) and the runtime's race
 detector (`runtime.races`) share these rules.
@@ -27,7 +29,7 @@ from stream.ir.core import Op, Value
 from stream.ir.types import OpaqueType, ResourceType, TimepointType
 from stream.ir.walk import Function
 
-__all__ = ["is_fence", "coarse_fences", "wait_fences", "is_private", "handed_pairs"]
+__all__ = ["is_fence", "coarse_fences", "wait_fences", "is_private", "handed_pairs", "handed_in_pairs"]
 
 
 def is_fence(v: Value) -> bool:
@@ -86,4 +88,19 @@ def handed_pairs(f: Function, ret: Op) -> dict[int, int]:
         i: i + 1
         for i in range(len(ops) - 1)
         if isinstance(ops[i].type, ResourceType) and isinstance(ops[i + 1].type, TimepointType)
+    }
+
+
+def handed_in_pairs(f: Function) -> dict[int, int]:
+    """For a private `f`, its arguments handed in unready: the index of each resource argument
+    followed by a timepoint argument -> the index of that timepoint (the caller's writes to the
+    resource are done once it is reached, so `f` must wait for it before touching the resource).
+    Empty for public functions."""
+    if not is_private(f) or f.is_declaration:
+        return {}
+    args = f.arguments
+    return {
+        i: i + 1
+        for i in range(len(args) - 1)
+        if isinstance(args[i].type, ResourceType) and isinstance(args[i + 1].type, TimepointType)
     }

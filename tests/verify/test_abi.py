@@ -146,7 +146,7 @@ def test_a_returned_timepoint_that_misses_a_write_is_a_missed_wait() -> None:
     swapped = "%buf, %tb, %other, %ta : !stream.resource<external>, !stream.timepoint, !stream.resource<external>, !stream.timepoint"
     report = check(private_fill(swapped, results=TWO))
     assert {v.cls for v in report.violations} == {"MISSED_WAIT"}
-    assert sorted(v.allocation[0] for v in report.violations if v.allocation) == ["%buf", "%other"]
+    assert {v.allocation[0] for v in report.violations if v.allocation} == {"%buf", "%other"}
     # The timepoint it was given covers neither write.
     assert classes(private_fill("%buf, %t0 : !stream.resource<external>, !stream.timepoint")) == {"MISSED_WAIT"}
 
@@ -265,3 +265,23 @@ util.func public @peek(%buf: !stream.resource<staging>, %wait: !hal.fence) -> i3
     i = next(k for k, line in enumerate(lines) if "resource.load" in line)
     lines[i], lines[i + 1] = lines[i + 1], lines[i]
     assert classes("\n".join(lines)) == set()
+
+
+def test_a_private_function_touches_an_argument_only_after_the_timepoint_handed_in_with_it() -> None:
+    # PropagateTimepoints passes (resource, timepoint) pairs to private functions: the caller's
+    # writes to %buf are done once %t0 is reached, so the fill must await it.
+    ret = "%buf, %tab : !stream.resource<external>, !stream.timepoint"
+    assert classes(private_fill(ret)) == set()
+    report = check(private_fill(ret).replace("await(%t0) => with(%buf", "with(%buf"))
+    assert {v.cls for v in report.violations} == {"MISSED_WAIT"}
+    assert any(v.message.startswith("on %buf") and "fill is not ordered after the timepoint the caller hands in" in v.message
+               for v in report.violations)
+    # A public function's timepoint arguments pair nothing (its inputs are ready).
+    assert "hands in" not in check(private_fill(ret, vis="public").replace("await(%t0) => with(%buf", "with(%buf")).text()
+    # IREE's forwarding shape: a private function returning its argument with its timepoint.
+    forward = """
+util.func private @forward(%x: !stream.resource<external>, %tx: !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint) {
+  util.return %x, %tx : !stream.resource<external>, !stream.timepoint
+}
+"""
+    assert classes(forward) == set()
