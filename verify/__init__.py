@@ -7,7 +7,8 @@
 
 Modules: `storage` (what each resource value names), `symbolic` (index values as affine forms
 and Z3 facts), `events` + `model` + `rules/` (the event graph and accesses, by rule tables),
-`hb` (exact happens-before), `obligations` (what must hold), `discharge` (reachability, constants,
+`calls` (what a private callee's returned timepoints promise its caller), `unmodelled` (ops without
+a rule make what they touch undecided), `hb` (exact happens-before), `obligations` (what must hold), `discharge` (reachability, constants,
 Z3), `witness` (counterexample executions), `report` / `explain` (what users read), `hook`
 (per-pass verification for the pass manager).
 """
