@@ -243,7 +243,9 @@ class WorkgroupCountRegion:
                     break
         p.expect(")")
         p.expect("->")
-        p.parse_function_result_types()
+        tok = p.lexer.peek()
+        if [str(t) for t in p.parse_function_result_types()] != ["index"] * 3:  # IREE's parser refuses it too
+            raise p.error("workgroup count region must return the XYZ dimension counts: `-> (index, index, index)`", tok)
         ctx.regions[args[0].name] = p.parse_region(entry, isolated=True)
 
     @staticmethod

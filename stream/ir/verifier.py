@@ -7,7 +7,9 @@ allowed at the function's level and no `*` lifetime at the async and cmd levels;
 constant `[offset to end for length]` range is consistent (`end == offset + length`, length not
 negative). Whether a range lies within its resource is not structure: IREE's parser and op
 verifiers accept a constant range past the end, and `verify` reports it as OUT_OF_BOUNDS with a
-witness (a program bug, not unreadable input).
+witness (a program bug, not unreadable input). Function bodies end with a terminator; symbols,
+calls and dispatch entry points are checked by `stream.ir.symbols`, a few more of IREE's op
+verifiers by `stream.ir.op_checks`.
 
 `structural_diagnostics(module)` lists every problem; `verify_structure(module)` raises a
 `DiagnosticError` for the first one. Multi-block functions and `scf` are accepted here (they
@@ -31,7 +33,9 @@ from stream.ir.attributes import (
 )
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
+from stream.ir.op_checks import OP_CHECKS
 from stream.ir.spec import Attr, OpSpec, SegmentError, spec_of
+from stream.ir.symbols import symbol_diagnostics
 from stream.ir.types import I32, INDEX, FunctionType, IndexType, Lifetime, ResourceType, TimepointType, Type
 from stream.ir.walk import FUNCTION_OPS, Function, constant_int, defining_ops
 
@@ -268,10 +272,19 @@ def _check_function(c: _Collector, op: Op) -> None:
         last = block.ops[-1] if block.ops else None
         if last is None:
             c.error(op, f"a block of @{f.name} is empty (it needs a terminator)")
+        elif not _may_terminate(last):
+            c.error(last, f"block with no terminator: @{f.name} ends with '{last.name}' (a function body ends with a return)")
         elif last.name in ("func.return", "util.return"):
             types = tuple(v.type for v in last.operands)
             if types != f.type.results:
                 c.error(last, f"@{f.name} returns ({', '.join(map(str, types))}) but its signature says {f.type}")
+
+
+def _may_terminate(op: Op) -> bool:
+    """Whether `op` can end a block: a terminator by its spec; an op without a spec (`cf.br`,
+    kept generic) only if it has no results (no MLIR terminator has results)."""
+    spec = spec_of(op)
+    return "terminator" in spec.traits if spec is not None else not op.results
 
 
 _RULES: dict[str, Callable[[_Collector, Op, OpSpec], None]] = {
@@ -479,6 +492,10 @@ def structural_diagnostics(module: Module) -> list[Diagnostic]:
                 rule(c, op, spec)
             if spec.ties is not None and op.name not in _RULES:
                 _check_ties(c, op, spec, len(op.operands))
+            check = OP_CHECKS.get(op.name)
+            if check is not None:
+                for at, message in check(op, spec):
+                    c.error(at, message)
             _check_static_ranges(c, op, spec, defs)
             if op.name in FUNCTION_OPS:
                 _check_function(c, op)
@@ -486,6 +503,7 @@ def structural_diagnostics(module: Module) -> list[Diagnostic]:
         _check_terminator_positions(c, top)
         for region in top.regions:
             _check_region_dominance(c, region, set(), True)
+    c.diagnostics.extend(symbol_diagnostics(module))
     return c.diagnostics
 
 

@@ -1,0 +1,69 @@
+"""Per-op checks of IREE's op verifiers that need more than the op's operand groups.
+
+* `stream.executable.export`: every `stream.return` of a non-empty workgroup count region
+  returns the XYZ counts: three `index` values (IREE: "workgroup count region must return the
+  XYZ dimension counts"; its parser also refuses a `-> (...)` that is not three indices, and so
+  does `stream.dialect.region_directives.WorkgroupCountRegion`).
+* `stream.tensor.dispatch`: a result tied to an operand has that operand's encoding, exactly
+  (IREE's verifyTiedOperandEncodings: "the N-th operandEncoding (...) does not match the
+  resultEncoding (...)").
+
+Not checked: `stream.tensor.clone` between two encodings. IREE accepts it when the encodings are
+*compatible*, which each encoding attribute defines for itself (`SerializableAttr::isCompatibleWith`:
+`#iree_encoding.testing<>` is compatible with a serialized `testing<layouts = ...>`, a
+`packed_storage` with no encoding, an attribute that is not serializable with anything).
+streamproof does not model encoding attributes, so it accepts every clone rather than refuse
+valid IREE programs; clones carry their byte sizes explicitly, so the verifier's reasoning does
+not depend on the encodings.
+
+`OP_CHECKS[name](op, spec)` yields `(op, message)` pairs; the structural verifier reports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from stream.ir.attributes import ArrayAttr
+from stream.ir.core import Op
+from stream.ir.spec import OpSpec
+from stream.ir.types import IndexType, ResourceType
+
+__all__ = ["OP_CHECKS", "XYZ"]
+
+XYZ = "workgroup count region must return the XYZ dimension counts"
+Check = Callable[[Op, OpSpec], Iterator[tuple[Op, str]]]
+
+
+def _export(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
+    if not op.regions or not op.regions[0].blocks:
+        return
+    for block in op.regions[0].blocks:
+        for ret in block.ops:
+            if ret.name == "stream.return" and (len(ret.operands) != 3 or not all(isinstance(v.type, IndexType) for v in ret.operands)):
+                types = ", ".join(str(v.type) for v in ret.operands)
+                yield ret, f"{XYZ} (three index values), not ({types})"
+
+
+def _tensor_dispatch(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
+    operand_encodings = op.properties.get("operand_encodings")
+    result_encodings = op.properties.get("result_encodings")
+    if not isinstance(operand_encodings, ArrayAttr) or not isinstance(result_encodings, ArrayAttr):
+        return
+    mixed = spec.operand_group(op, "mixed_operands")
+    base = spec.operand_offset(op, "mixed_operands")
+    for i, result_encoding in enumerate(result_encodings.elements):
+        tied = spec.tied_operand(op, i) if i < len(op.results) else None
+        if tied is None or not 0 <= tied - base < len(mixed):
+            continue
+        j = tied - base
+        # One encoding per operand (IREE's generic form) or per resource operand (the pretty form's).
+        k = j if len(operand_encodings) == len(mixed) else sum(isinstance(v.type, ResourceType) for v in mixed[:j])
+        if k < len(operand_encodings) and operand_encodings.elements[k] != result_encoding:
+            yield op, (f"the {j}-th operandEncoding ({operand_encodings.elements[k]}) does not match the resultEncoding "
+                       f"({result_encoding}) of result #{i}, which is tied to it")
+
+
+OP_CHECKS: dict[str, Check] = {
+    "stream.executable.export": _export,
+    "stream.tensor.dispatch": _tensor_dispatch,
+}
