@@ -500,6 +500,10 @@ def structural_diagnostics(module: Module) -> list[Diagnostic]:
             if op.name in FUNCTION_OPS:
                 _check_function(c, op)
                 _check_levels(c, op)
+            elif op.name == "util.initializer":
+                for block in (b for r in op.regions for b in r.blocks):
+                    if block.ops and not _may_terminate(block.ops[-1]):
+                        c.error(block.ops[-1], f"block with no terminator: a 'util.initializer' ends with '{block.ops[-1].name}'")
         _check_terminator_positions(c, top)
         for region in top.regions:
             _check_region_dominance(c, region, set(), True)

@@ -44,6 +44,9 @@ CALL = f"  %x = util.call @g(%r) : ({EXT}) -> i32\n"
 # name -> (bad program, the line of the error, what the message says, the good twin)
 STRUCTURE = {
     "no terminator": (fn("", ret=""), 8, "block with no terminator: @f ends with 'stream.timepoint.await'", fn("")),
+    "initializer without a terminator": (
+        "util.initializer {\n  %c0 = arith.constant 0 : index\n}\n" + fn(""), 2, "block with no terminator: a 'util.initializer' ends with 'arith.constant'",
+        "util.initializer {\n  %c0 = arith.constant 0 : index\n  util.return\n}\n" + fn("")),
     "duplicate function": (fn("") + fn(""), 11, "redefinition of symbol named 'f'", fn("") + fn("", name="f2")),
     "function and global of one name": (
         "util.global private @f : index\n" + fn(""), 2, "redefinition of symbol named 'f'", "util.global private @f0 : index\n" + fn("")),
