@@ -267,6 +267,13 @@ def _call(g: Gen, name: str) -> None:  # type: ignore[misc]
     g.build(name, {"operands": operands}, {"results": [g.draw(types()) for _ in range(g.count(0, 2))]}, {"callee": SymbolRefAttr(g.draw(symbols))})  # type: ignore[arg-type]
 
 
+@recipe("util.optimization_barrier")
+def _optimization_barrier(g: Gen) -> None:
+    # At least one value: with none, the pretty form (IREE's too) would read the next op's results.
+    values = [g.value(g.draw(types())) for _ in range(g.count(1, 3))]  # type: ignore[arg-type]
+    g.build("util.optimization_barrier", {"operands": values}, {"results": [v.type for v in values]})
+
+
 @recipe("test.unregistered", region=True)
 def _unregistered(g: Gen) -> None:
     name = g.draw(st.one_of(st.builds(lambda a, b: f"{a}.{b}", identifiers, identifiers), any_text.filter(lambda s: s and spec_of(s) is None)))

@@ -236,6 +236,7 @@ module @host attributes {stream.affinity.default = #hal.device.affinity<@dev0>} 
   util.func public @caller(%arg0: index, %arg1: !buffer) -> !buffer attributes {iree.abi.stub, iree.reflection = {iree.abi.declaration = "sync func @caller"}} {
     %0 = util.call @callee(%arg0) : (index) -> index
     %1 = func.call @declared2(%0) {note = #map} : (index) -> i32
+    %2:2 = util.optimization_barrier %0, %arg1 : index, !buffer
     util.return %arg1 : !buffer
   }
   func.func @declared2(%arg0: index) -> i32 attributes {stream.affinity = #hal.device.affinity<@dev1, [0, 1]>} {
