@@ -10,7 +10,7 @@ reject it (`MutationClass.predicted`); `must_kill` classes are non-equivalent by
 | `drop-await` | a device op (execute, alloca, dealloca, ...) stops awaiting its timepoint, or a host await disappears (its users take the un-awaited values) | an ordering class |
 | `drop-join-input` | one input of a `timepoint.join` is removed | an ordering class |
 | `unawaited-export` | the first consumer of a host await's results, an export or return, uses the value the await was given instead (the await stays, dead) | MISSED_WAIT |
-| `unawaited-later-export` | the same for an export after the first consumer (host ops keep their order: equivalent, unless another export reads what the await covers first) | MISSED_WAIT |
+| `unawaited-later-export` | the same for an export after the first consumer (the await sits before that consumer and host ops keep their order, so these are expected to be equivalent) | MISSED_WAIT |
 | `dealloca-before-last-use` | a dealloca moves before the last execute that uses its resource, awaiting what that execute awaits | USE_AFTER_FREE |
 | `drop-wait-fence` | a region stops (transitively) awaiting the coarse-fences ABI's imported wait fence | MISSED_WAIT |
 | `into-wave` | a command that shares a resource with the one before it moves into a `cmd.concurrent` wave with it | a race class |
