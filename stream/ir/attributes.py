@@ -53,20 +53,19 @@ class Attribute:
         raise NotImplementedError
 
 
+# Printable ASCII but `"` and `\\`: kept as is by quote_string.
+_PLAIN = re.compile(r'[ !#-\[\]-~]*')
+# Every other byte (as a latin-1 character) and its escape.
+_ESCAPES = {b: "\\\\" if b == 0x5C else f"\\{b:02X}" for b in range(256) if not _PLAIN.fullmatch(chr(b))}
+
+
 def quote_string(s: str) -> str:
     """MLIR string literal spelling (llvm::printEscapedString): printable ASCII kept, a
-    backslash doubled, `"` and every other byte as `\\XX` (upper-case hex)."""
-    out = ['"']
-    for ch in s.encode("utf-8"):
-        c = chr(ch)
-        if c == "\\":
-            out.append("\\\\")
-        elif 0x20 <= ch < 0x7F and c != '"':
-            out.append(c)
-        else:
-            out.append(f"\\{ch:02X}")
-    out.append('"')
-    return "".join(out)
+    backslash doubled, `"` and every other byte as `\\XX` (upper-case hex). Linear: one
+    `str.translate` over the UTF-8 bytes (as latin-1 characters, one per byte)."""
+    if _PLAIN.fullmatch(s):
+        return f'"{s}"'
+    return '"' + s.encode("utf-8").decode("latin-1").translate(_ESCAPES) + '"'
 
 
 def format_symbol(name: str) -> str:

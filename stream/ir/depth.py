@@ -4,8 +4,9 @@ The parser refuses regions, attributes and types nested deeper than `MAX_NESTING
 so every recursive walk downstream (printing, the structural verifier, passes, equality,
 hashing of frozen attributes, the executor's nested command regions) is bounded by those
 limits. Python's default recursion limit (1000 frames) is below what a walk of the deepest
-accepted module takes (about 9 frames per region level when printing), so parsing raises it,
-once, to `RECURSION_LIMIT`; it never lowers a limit the embedding program set higher.
+accepted module takes (about 9 frames per region level when printing), so the parser raises it
+to `RECURSION_LIMIT` (when `stream.ir.parser` is imported, and again at each parse); it never
+lowers a limit the embedding program set higher.
 
 In CPython 3.11 a Python-to-Python call does not grow the C stack, and the walks that do recurse
 through C (`str`, `==`, `hash` of nested attributes) are bounded by the nesting limits, so the

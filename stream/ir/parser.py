@@ -25,6 +25,10 @@ from stream.ir.types import FunctionType, Type
 
 __all__ = ["Parser", "parse_module", "split_input_file", "UnresolvedOperand"]
 
+# At import, so that a harness that watches the limit (Hypothesis resets it after each test) sees
+# it raised before it starts; parse_module checks again in case the embedding program lowered it.
+ensure_recursion_headroom()
+
 _NUMERIC = re.compile(r"\d+\Z")
 _AUTO_ARG = re.compile(r"arg\d+\Z")
 
