@@ -26,7 +26,7 @@ from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
-from stream.analysis.abi import wait_fences
+from stream.dialect.abi import wait_fences
 from stream.dialect.awaits import TIMELINE_USERS, Gates
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op

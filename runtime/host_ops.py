@@ -32,7 +32,7 @@ from runtime.scheduler import Submission
 from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
 from runtime.values import BufferView, InputError, element_type_code
-from stream.analysis.abi import wait_fences
+from stream.dialect.abi import wait_fences
 from stream.dialect.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value

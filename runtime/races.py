@@ -35,7 +35,7 @@ waited on the writer's timepoint), RACE_READ_AFTER_WRITE inside one submission; 
 read-only access and a later write is RACE_WRITE_AFTER_READ; two writes otherwise
 RACE_WRITE_AFTER_WRITE. Also USE_BEFORE_ALLOC (an access not ordered after the alloca that gives
 the storage), USE_AFTER_FREE (an access not ordered before the dealloca, or after the storage is
-gone), MISSED_WAIT on an input (coarse-fences ABI, `stream.analysis.abi`: an access to an
+gone), MISSED_WAIT on an input (coarse-fences ABI, `stream.dialect.abi`: an access to an
 import or a resource argument not ordered after the caller's wait fence; the import of that
 fence is a barrier submission whose component everything awaiting it inherits), DOUBLE_FREE, BORROWED_INPUT_MUTATED (a write to an import without `consume` or to a
 constant), AFFINITY_MISMATCH (a dispatch or fill on one device binding storage placed on another;

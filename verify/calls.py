@@ -1,4 +1,4 @@
-"""The caller's side of a private function's hand-over (SPEC §3.1 rule 8, `stream.analysis.abi`).
+"""The caller's side of a private function's hand-over (SPEC §3.1 rule 8, `stream.dialect.abi`).
 
 A private function may return a resource unready together with a timepoint (IREE's
 PropagateTimepoints pairs); its own verification checks that the value and the work on its
@@ -22,7 +22,7 @@ promises nothing beyond the return: its resource is ready when the call returns,
 
 from __future__ import annotations
 
-from stream.analysis.abi import handed_pairs, is_private
+from stream.dialect.abi import handed_pairs, is_private
 from stream.ir.attributes import SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.types import TimepointType

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.analysis.abi import handed_in_pairs, wait_fences
+from stream.dialect.abi import handed_in_pairs, wait_fences
 from stream.dialect.awaits import Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -114,7 +114,7 @@ class FunctionModel:
     # caller observes results and its own buffers once they are signalled, not at the return.
     async_abi: bool = False
     handoffs: list[tuple[Site, Value]] = field(default_factory=list)  # async ABI: values handed to the caller
-    # The fences that guard every input (`stream.analysis.abi.wait_fences`) and, for each, the
+    # The fences that guard every input (`stream.dialect.abi.wait_fences`) and, for each, the
     # site at which it is signalled (its imports share one reach: the same fence, reached once).
     wait_fences: tuple[Value, ...] = ()
     fence_sites: dict[Value, Site] = field(default_factory=dict)

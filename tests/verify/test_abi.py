@@ -1,11 +1,11 @@
-"""The function-boundary ABI rules (SPEC §3.1 rule 8, `stream.analysis.abi`): the coarse-fences
+"""The function-boundary ABI rules (SPEC §3.1 rule 8, `stream.dialect.abi`): the coarse-fences
 wait fence guards every input, and a private function may hand a wait to its caller."""
 
 from __future__ import annotations
 
 from conftest import check, parse
 
-from stream.analysis.abi import handed_pairs, wait_fences
+from stream.dialect.abi import handed_pairs, wait_fences
 from stream.ir.walk import functions
 
 HEAD = "%c0 = arith.constant 0 : index\n  %c64 = arith.constant 64 : index\n  %c1_i32 = arith.constant 1 : i32"

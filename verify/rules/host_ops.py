@@ -6,7 +6,7 @@
 * `func.return` / `util.return`: the caller observes returned resources (a read of each) and,
   with the synchronous ABI, may reuse or read its own buffers as soon as the function returns.
   A private function hands a resource returned right before a timepoint to its caller unready
-  (`stream.analysis.abi.handed_pairs`): the read, the readiness and the completion of the work
+  (`stream.dialect.abi.handed_pairs`): the read, the readiness and the completion of the work
   on its storage move to where the caller has awaited that timepoint.
 
 With the async ABI (the function chains fences with `timepoint.chain_external`) the caller
@@ -16,7 +16,7 @@ them over: exports and returns are then no reads; the completion obligation chec
 
 from __future__ import annotations
 
-from stream.analysis.abi import handed_pairs
+from stream.dialect.abi import handed_pairs
 from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType
 from verify.events import Site

@@ -11,7 +11,7 @@
   comes through;
 * `import`: reached by someone outside, unless this function signals the same external value
   itself (then only after that signal: a wait on it before the signal is a deadlock); the import
-  of a wait fence (`stream.analysis.abi`) is the point every input access must follow;
+  of a wait fence (`stream.dialect.abi`) is the point every input access must follow;
 * `export` / `chain_external`: hand the timepoint to the outside; `chain_external` fences mark
   when the caller may observe the function's memory (the async ABI).
 """
