@@ -7,7 +7,7 @@ Each text is one function with a string attribute of `--mb` million characters:
 about one character in three is a backslash), `utf8` is raw non-ASCII text (two UTF-8 bytes a
 character; printed back as `\\XX` escapes, as MLIR does).
 
-Every measurement runs in a fresh worker process: the peak resident set size (`ru_maxrss`) of
+Every measurement runs in a fresh worker process: the peak resident set size (`VmHWM`) of
 the phase minus the resident size just before it, after the text was read, so imports and the
 input text itself are not counted. "B/char" is that growth over the string's length. Each
 worker checks that the string reads back: the pretty and generic prints parse to the same value.
@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -58,6 +57,13 @@ def _rss_kb() -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
 
 
+def _peak_kb() -> int:
+    # VmHWM, the high-water mark of this process's own address space. Not ru_maxrss: Linux
+    # carries that across execve, so a worker would report its parent's size as its own peak.
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
 def worker(text_file: str, phase: str) -> None:
     import stream.ir as ir
 
@@ -70,7 +76,7 @@ def worker(text_file: str, phase: str) -> None:
         pretty = ir.print_module(m)
         generic = ir.print_module(m, generic=True)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _peak_kb()
     value = m.ops[0].attributes["s"] if "s" in m.ops[0].attributes else m.ops[0].properties["s"]
     if phase == "print":  # the string reads back from both forms
         for printed in (pretty, generic):
