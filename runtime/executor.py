@@ -136,8 +136,7 @@ class Session:
         if self.races is not None:  # inputs are guarded from the start, even if never awaited
             for fence in wait_fences(f):
                 self.races.input_guard(fence)
-        races = self.races
-        gates = Gates() if races is not None else None
+        gates = Gates() if self.races is not None else None  # await purity matters only to the detector
         self.call_stack.append(name)
         try:
             for op in f.body.ops:

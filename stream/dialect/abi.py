@@ -24,6 +24,8 @@ detector (`runtime.races`) share these rules.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from stream.ir.attributes import StringAttr
 from stream.ir.core import Op, Value
 from stream.ir.types import OpaqueType, ResourceType, TimepointType
@@ -81,14 +83,7 @@ def handed_pairs(f: Function, ret: Op) -> dict[int, int]:
     """For a private `f`, the operands of its return `ret` handed to the caller unready: the
     index of each resource operand followed by a timepoint -> the index of that timepoint.
     Empty for public functions (they return only ready values)."""
-    if not is_private(f):
-        return {}
-    ops = ret.operands
-    return {
-        i: i + 1
-        for i in range(len(ops) - 1)
-        if isinstance(ops[i].type, ResourceType) and isinstance(ops[i + 1].type, TimepointType)
-    }
+    return _resource_timepoint_pairs(ret.operands) if is_private(f) else {}
 
 
 def handed_in_pairs(f: Function) -> dict[int, int]:
@@ -98,9 +93,14 @@ def handed_in_pairs(f: Function) -> dict[int, int]:
     Empty for public functions."""
     if not is_private(f) or f.is_declaration:
         return {}
-    args = f.arguments
+    return _resource_timepoint_pairs(f.arguments)
+
+
+def _resource_timepoint_pairs(values: Sequence[Value]) -> dict[int, int]:
+    """PropagateTimepoints' pairing on private signatures: the index of each resource directly
+    followed by a timepoint -> the index of that timepoint."""
     return {
         i: i + 1
-        for i in range(len(args) - 1)
-        if isinstance(args[i].type, ResourceType) and isinstance(args[i + 1].type, TimepointType)
+        for i in range(len(values) - 1)
+        if isinstance(values[i].type, ResourceType) and isinstance(values[i + 1].type, TimepointType)
     }

@@ -233,6 +233,24 @@ def tensor_update(b: Builder, op: Op) -> None:
     b.produce(site, op.results)
 
 
+# The operand groups giving the element window an op touches: (starts, lengths); a window
+# without a lengths group is one element per dim (load, store).
+_WINDOW_GROUPS: dict[str, tuple[str, str | None]] = {
+    "fill": ("start_indices", "lengths"),
+    "slice": ("start_indices", "lengths"),
+    "store": ("indices", None),
+    "load": ("indices", None),
+}
+
+
+def _element_window(b: Builder, op: Op, spec: OpSpec, kind: str) -> tuple[list[Expr], list[Expr]]:
+    start_group, length_group = _WINDOW_GROUPS[kind]
+    starts = [b.symbols.expr(v) for v in spec.operand_group(op, start_group)]
+    if length_group is None:
+        return starts, [const(1)] * len(starts)
+    return starts, [b.symbols.expr(v) for v in spec.operand_group(op, length_group)]
+
+
 @effect("stream.tensor.fill", "stream.tensor.store")
 def tensor_write(b: Builder, op: Op) -> None:
     spec = _spec(op)
@@ -242,12 +260,7 @@ def tensor_write(b: Builder, op: Op) -> None:
     b.use(site, target)
     b.whole(site, target, WRITE, "target", tie=True)
     dims = _tensor_dims(b, op, spec, "target")
-    if kind == "fill":
-        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
-        lengths = [b.symbols.expr(v) for v in spec.operand_group(op, "lengths")]
-    else:
-        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "indices")]
-        lengths = [const(1)] * len(starts)
+    starts, lengths = _element_window(b, op, spec, kind)
     if starts:  # a fill without indices fills the whole tensor
         _element_ranges(b, site, op, kind, target, dims, starts, lengths)
     b.produce(site, op.results)
@@ -262,11 +275,6 @@ def tensor_read(b: Builder, op: Op) -> None:
     b.use(site, source)
     b.whole(site, source, READ, "source")
     dims = _tensor_dims(b, op, spec, "source")
-    if kind == "slice":
-        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
-        lengths = [b.symbols.expr(v) for v in spec.operand_group(op, "lengths")]
-    else:
-        starts = [b.symbols.expr(v) for v in spec.operand_group(op, "indices")]
-        lengths = [const(1)] * len(starts)
+    starts, lengths = _element_window(b, op, spec, kind)
     _element_ranges(b, site, op, kind, source, dims, starts, lengths)
     b.produce(site, op.results)
