@@ -66,7 +66,7 @@ def camel(name: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    from stream.passes import PipelineError
+    from stream.passes import PASSES, PipelineError
     from streamproof.api import CompileError, CompileResult, compile
     from streamproof.cli import EXIT_OK, UsageError
     from verify.discharge import DEFAULT_RLIMIT
@@ -79,6 +79,11 @@ def main(args: argparse.Namespace) -> int:
     check_dump_dir(args.smt_dump)
     chunks = parse_inputs(args.input, args.split_input_file)
     dump_after = set(args.print_ir_after)
+    # A misspelled pass name would otherwise print nothing and look like a pass that never ran.
+    unknown = sorted(dump_after - set(PASSES))
+    if unknown:
+        raise UsageError(f"streamproof compile: error: --print-ir-after: unknown pass '{unknown[0]}' "
+                         f"(passes: {', '.join(sorted(PASSES))})")
 
     def after_pass(name: str, module: Module) -> None:
         if args.print_ir_after_all or name in dump_after:

@@ -111,6 +111,15 @@ def test_cli_bad_options_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert "compile: error: --rlimit must be a positive integer" in err and "compile: error: unknown pass 'no-such-pass'" in err
 
 
+def test_cli_print_ir_after_an_unknown_pass_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A misspelled pass used to be accepted and print nothing, as if the pass had not run.
+    out = tmp_path / "out.mlir"
+    assert main(["compile", str(MLP), "--print-ir-after", "elide-timepoint", "-o", str(out)]) == 2
+    assert "--print-ir-after: unknown pass 'elide-timepoint'" in capsys.readouterr().err and not out.exists()
+    assert main(["compile", str(MLP), "--print-ir-after", "elide-timepoints", "-o", str(out)]) == 0
+    assert "IR Dump After ElideTimepoints (elide-timepoints)" in capsys.readouterr().err
+
+
 def test_cli_never_overwrites_its_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = tmp_path / "mlp.mlir"
     source.write_text(MLP.read_text())
