@@ -238,13 +238,15 @@ def load_kernel_file(path: str | Path) -> list[str]:
     """Execute a Python file whose `@streamproof.kernel` decorators register kernels; returns the
     names it added or replaced. Errors are KernelError with the file and the original message."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise KernelError(f"{path}: no such kernels file")
+    if not path.is_file():  # /dev/null, a directory, a FIFO: exists, so "no such file" would mislead
+        raise KernelError(f"{path}: not a regular file (a kernels file is a Python source file)")
     before = {n: DEFAULT_REGISTRY.get(n) for n in DEFAULT_REGISTRY.names()}
     module_name = f"streamproof_user_kernels_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise KernelError(f"{path}: cannot be loaded as a Python module")
+        raise KernelError(f"{path}: cannot be loaded as a Python module (a kernels file is a .py file)")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:

@@ -187,6 +187,10 @@ def test_kernel_files(tmp_path: Path) -> None:
         load_kernel_file(broken)
     with pytest.raises(KernelError, match="no such kernels file"):
         load_kernel_file(tmp_path / "missing.py")
+    # Something that exists but is no Python file (a directory here; /dev/null likewise) was
+    # reported as "no such kernels file".
+    with pytest.raises(KernelError, match="not a regular file"):
+        load_kernel_file(tmp_path)
 
 
 def test_bindings_as_bytes_or_types_only() -> None:
