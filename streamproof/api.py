@@ -205,9 +205,8 @@ def verify(
         before = _module(refines, "<before>")
         verify_structure(before)
         found = refinement_findings(before, module, function)
-        if found is not None:
-            report.violations.extend(found[0])
-            report.unknowns.extend(found[1])
+        report.violations.extend(found[0])
+        report.unknowns.extend(found[1])
     return report
 
 

@@ -39,26 +39,21 @@ COW_PASS = "materialize-copy-on-write"
 Checker = Callable[..., Any]
 
 
-def refinement_checker() -> Checker | None:
-    """`verify.refinement.check_refinement`, or None when this build has no refinement checker."""
-    try:
-        from verify.refinement import check_refinement
-    except ImportError:
-        return None
-    return check_refinement  # type: ignore[no-any-return]
+def refinement_checker() -> Checker:
+    """`verify.refinement.check_refinement` (a function, so tests can put a stand-in there)."""
+    from verify.refinement import check_refinement
+
+    return check_refinement
 
 
 def refinement_findings(
     before: Module, after: Module, function: str | None = None, skip_unchanged: bool = False
-) -> tuple[list[Violation], list[Unknown]] | None:
-    """VALUE_MISMATCH violations and undecided cases of `after` against `before` (None when the
-    refinement checker is not available). `skip_unchanged`: functions a pass left alone are
-    taken as refining themselves (see `check_refinement`)."""
-    checker = refinement_checker()
-    if checker is None:
-        return None
+) -> tuple[list[Violation], list[Unknown]]:
+    """VALUE_MISMATCH violations and undecided cases of `after` against `before`.
+    `skip_unchanged`: functions a pass left alone are taken as refining themselves (see
+    `check_refinement`)."""
     try:
-        report = checker(before, after, function, skip_unchanged=skip_unchanged)
+        report = refinement_checker()(before, after, function, skip_unchanged=skip_unchanged)
     except DiagnosticError as e:
         return [], [Unknown(function or "*", "VALUE_MISMATCH", e.diagnostic.location, f"refinement cannot check this input: {e.diagnostic.message}")]
     violations = []
@@ -97,10 +92,9 @@ def make_hook(
         report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump)
         if refinement:
             found = refinement_findings(before, after, skip_unchanged=True)
-            if found is not None:
-                report.violations.extend(found[0])
-                report.unknowns.extend(found[1])
-                report.refinement = found
+            report.violations.extend(found[0])
+            report.unknowns.extend(found[1])
+            report.refinement = found
         if not report.errors and not report.unknowns:
             return report
         prior = _prior(before, smt, rlimit)

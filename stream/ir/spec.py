@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from stream.ir.parser import Parser
     from stream.ir.printer import Printer
 
-__all__ = ["Operand", "Result", "Attr", "RegionSpec", "OpSpec", "OpView", "view", "spec_of", "SPECS", "Level"]
+__all__ = ["Operand", "Result", "Attr", "RegionSpec", "OpSpec", "OpView", "view", "spec_of", "Level"]
 
 Arity = Literal["single", "optional", "variadic"]
 Level = Literal["input", "tensor", "async", "cmd", "any"]
@@ -326,12 +326,8 @@ class SegmentError(ValueError):
     pass
 
 
-SPECS: dict[str, OpSpec] = {}
-
-
 def define(spec: OpSpec) -> OpSpec:
     """Register an op spec (used by the tables in `stream.dialect`)."""
-    SPECS[spec.name] = spec
     register(spec)
     return spec
 

@@ -172,24 +172,11 @@ def _byte_count(text: str) -> int:
 
 
 def _compile(module: Module, args: argparse.Namespace) -> Module:
-    from streamproof.cli import UsageError
+    from stream.passes import DEFAULT_PIPELINE, PassVerificationError, parse_pipeline, run_pipeline
+    from verify.hook import install
 
-    try:
-        from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
-    except ImportError as e:  # pragma: no cover - the pass manager is part of the foundation
-        raise UsageError(f"streamproof run: error: the compile pipeline is not available in this build ({e})") from None
-    missing = [p for p in DEFAULT_PIPELINE if p not in PASSES]
-    if missing:
-        raise UsageError("streamproof run: error: this is an input-level program, and compiling it needs passes this build does not "
-                         f"have yet ({', '.join(missing)}); pass a cmd-level program (`streamproof compile` output or an IREE "
-                         "stage-10 dump) instead")
     verify = "none" if args.no_verify else "each"
     if verify != "none":
-        try:
-            from verify.hook import install  # type: ignore[import-not-found]
-        except ImportError:
-            raise UsageError("streamproof run: error: the verifier is not available in this build, so the compile cannot be proved; "
-                             "pass --no-verify to run the unverified compile") from None
         install()
     try:
         out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify=verify)

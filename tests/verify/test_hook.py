@@ -21,7 +21,9 @@ RACY = parse((CORPUS / "cmd_concurrent_raw.mlir").read_text(), "racy.mlir")
 
 @pytest.fixture
 def no_refinement(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hook, "refinement_checker", lambda: None)
+    """Refinement finds nothing: these tests are about the safety verdicts alone."""
+    nothing = SimpleNamespace(mismatches=[], unknowns=[])
+    monkeypatch.setattr(hook, "refinement_checker", lambda: lambda before, after, function=None, skip_unchanged=False: nothing)
 
 
 def broken_by_pass() -> Module:
