@@ -30,6 +30,7 @@ from runtime.status import ExecutionError, Status, StatusCode
 from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import view
 from stream.ir.types import TensorType
 
@@ -469,7 +470,23 @@ def _record_concurrent(r: Recorder, op: Op, comp: int) -> Command:
     return Command("concurrent", site, _run_concurrent, children, cost=sum(c.cost for c in children))
 
 
-RECORDERS: dict[str, Callable[[Recorder, Op, int], Command]] = {
+
+
+def command(spec: Any) -> bool:
+    """the commands of a cmd-level execution region (streamable ops of the cmd level)"""
+    return levels_of(spec) == {"cmd"} and "streamable" in traits_of(spec)
+
+
+RECORDERS: RuleTable[Callable[[Recorder, Op, int], Command]] = RuleTable(
+    "RECORDERS",
+    """Record the command into the command buffer being built: resolve its bindings and byte
+    ranges against the execution region's captures and return a `Command` (its run function,
+    access sites for the race detector, cost) (`fn(recorder, op, comp)`). An op without one is
+    refused (exit 2, "cannot appear in a stream.cmd.execute body at run time"); `stream.yield`
+    ends a body.""",
+    policy="refuse",
+    requires=Requirement(where=command),
+    entries={
     "stream.cmd.dispatch": _record_dispatch,
     "stream.cmd.copy": _record_copy,
     "stream.cmd.fill": _record_fill,
@@ -478,4 +495,5 @@ RECORDERS: dict[str, Callable[[Recorder, Op, int], Command]] = {
     "stream.cmd.discard": _cache_recorder("discard"),
     "stream.cmd.serial": _record_serial,
     "stream.cmd.concurrent": _record_concurrent,
-}
+    },
+)

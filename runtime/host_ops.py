@@ -37,6 +37,7 @@ from stream.dialect.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import view
 from stream.ir.types import ResourceType, TensorType, Type
 from stream.ir.walk import Function
@@ -89,16 +90,32 @@ class Frame:
 
 # -- host rules ------------------------------------------------------------------------------------
 Rule = Callable[[Frame, Op], None]
-HOST_RULES: dict[str, Rule] = {}
 
+
+def host_op(spec: Any) -> bool:
+    """host ops of the cmd level (not command-buffer commands, executable contents, symbols or
+    non-return terminators)"""
+    traits = traits_of(spec)
+    if "cmd" not in levels_of(spec) or traits & {"streamable", "symbol", "isolated"}:
+        return False
+    return "return" in traits or "terminator" not in traits
+
+
+HOST_RULES: RuleTable[Rule] = RuleTable(
+    "HOST_RULES",
+    """Execute the op on the host: read its operands from the frame (`fr.value(v)`), bind its
+    results (`fr.env[r] = ...`), submit device work through the frame's driver, block on or
+    signal timeline semaphores (`fn(frame, op)`, registered with `@rule(name)`). An op without
+    a rule is refused before it runs (exit 2, "cannot be executed by the runtime").""",
+    policy="refuse",
+    requires=Requirement(where=host_op, unless=frozenset({
+        "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
+    }), why="executable contents never run on the host"),
+)
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
-    def wrap(fn: Rule) -> Rule:
-        for n in names:
-            HOST_RULES[n] = fn
-        return fn
-
-    return wrap
+    """Register the rule of the named ops in `HOST_RULES`."""
+    return HOST_RULES.register(*names)
 
 
 _CONSTANTS: dict[int, tuple[Op, Any]] = {}
@@ -125,8 +142,8 @@ def _arith(fr: Frame, op: Op) -> None:
         raise ExecutionError(Status(StatusCode.INVALID_ARGUMENT, str(e), f"{op.name} at {op.location}")) from None
 
 
-for _arith_name in ARITH_OPS:
-    HOST_RULES[_arith_name] = _arith
+for _arith_name in sorted(ARITH_OPS):
+    HOST_RULES.add(_arith_name, _arith)
 
 
 @rule("hal.element_type")

@@ -27,6 +27,7 @@ from runtime.values import InputError
 from stream.ir.attributes import ArrayAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import spec_of, view
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, function, functions
@@ -106,16 +107,31 @@ def run_reference(module: Module, args: list[Any], function_name: str, kernels: 
 
 # -- rules ---------------------------------------------------------------------------------------
 Rule = Callable[[ReferenceInterpreter, dict[Value, Any], Op], None]
-REFERENCE_RULES: dict[str, Rule] = {}
 
+
+def input_op(spec: Any) -> bool:
+    """ops of the input level (not symbols, executable contents or non-return terminators)"""
+    traits = traits_of(spec)
+    if "input" not in levels_of(spec) or traits & {"symbol", "isolated"}:
+        return False
+    return "return" in traits or "terminator" not in traits
+
+
+REFERENCE_RULES: RuleTable[Rule] = RuleTable(
+    "REFERENCE_RULES",
+    """Evaluate the input-level op on numpy values: read its operands from `env`, bind its
+    results (`fn(interpreter, env, op)`, registered with `@rule(name)`). An op without a rule is
+    refused (exit 2, "not an input-level op the reference interpreter runs").""",
+    policy="refuse",
+    requires=Requirement(where=input_op, unless=frozenset({
+        "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
+        "hal.element_type", "hal.encoding_type", "hal.buffer_view.assert", "util.optimization_barrier",
+    }), why="executable contents; the hal helpers and optimization barriers appear only in lowered programs"),
+)
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
-    def wrap(fn: Rule) -> Rule:
-        for n in names:
-            REFERENCE_RULES[n] = fn
-        return fn
-
-    return wrap
+    """Register the rule of the named ops in `REFERENCE_RULES`."""
+    return REFERENCE_RULES.register(*names)
 
 
 def _shape(t: TensorType, dims: list[int]) -> tuple[int, ...]:
@@ -135,8 +151,8 @@ def _arith(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
     env[op.results[0]] = eval_arith(op, [env[v] for v in op.operands])
 
 
-for _name in ARITH_OPS:
-    REFERENCE_RULES[_name] = _arith
+for _name in sorted(ARITH_OPS):
+    REFERENCE_RULES.add(_name, _arith)
 
 
 @rule("func.return", "util.return")

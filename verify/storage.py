@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
@@ -195,16 +196,23 @@ MODELLED_REGION_OPS = frozenset({
 }) | OPAQUE_REGION_OPS
 
 StorageRule = Callable[[_Walker, Op], None]
-STORAGE_RULES: dict[str, StorageRule] = {}
-
+STORAGE_RULES: RuleTable[StorageRule] = RuleTable(
+    "STORAGE_RULES",
+    """Where the op's resource results live: allocate them (`w.storage.allocate`, with kind,
+    size and placement) or alias an operand's view (`w.storage.alias`), and walk the bodies of
+    region ops (`fn(walker, op)`, registered with `@storage_rule(name)`). Without a rule the
+    default applies (`default_results`: a tied result aliases its operand, an untied one is a
+    fresh value for an op with an effect rule and UNKNOWN storage otherwise, never proved).""",
+    policy="conservative",
+    requires=Requirement(
+        ops=(MODELLED_REGION_OPS - OPAQUE_REGION_OPS) | {"stream.resource.alloca", "stream.resource.alloc", "stream.resource.constants",
+                                                        "stream.tensor.import", "stream.resource.subview"},
+        why="allocations, imports, subviews and the region ops whose bodies are modelled"),
+)
 
 def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
-    def wrap(fn: StorageRule) -> StorageRule:
-        for n in names:
-            STORAGE_RULES[n] = fn
-        return fn
-
-    return wrap
+    """Register the rule of the named ops in `STORAGE_RULES`."""
+    return STORAGE_RULES.register(*names)
 
 
 def _group(spec: OpSpec, op: Op, name: str) -> tuple[Value, ...]:

@@ -27,6 +27,7 @@ from z3 import BoolRef, ModelRef  # annotations inside `Symbols`, whose method `
 
 from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Location, Op, Value
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import IndexType, IntegerType, TensorType, element_byte_width
 
@@ -134,16 +135,22 @@ class Fact:
 
 
 Evaluator = Callable[["Symbols", Op], list[Expr]]
-EVALUATORS: dict[str, Evaluator] = {}
-
+EVALUATORS: RuleTable[Evaluator] = RuleTable(
+    "EVALUATORS",
+    """The symbolic expression of each integer/index result of the op from its operands'
+    expressions (`fn(symbols, op) -> [Expr]`, registered with `@evaluator(name)`). Without a rule
+    every integer result is a fresh opaque atom (conservative: nothing is known about it).""",
+    policy="conservative",
+    requires=Requirement(
+        ops=frozenset({"stream.tensor.sizeof", "stream.resource.pack", "arith.constant", "arith.select", "arith.addi", "arith.subi",
+                       "arith.muli", "arith.divui", "arith.ceildivui", "arith.remui", "arith.minui", "arith.maxui",
+                       "arith.index_cast", "arith.index_castui"}),
+        why="the size and offset arithmetic IREE emits; an op without a rule is merely opaque"),
+)
 
 def evaluator(*names: str) -> Callable[[Evaluator], Evaluator]:
-    def wrap(fn: Evaluator) -> Evaluator:
-        for n in names:
-            EVALUATORS[n] = fn
-        return fn
-
-    return wrap
+    """Register the rule of the named ops in `EVALUATORS`."""
+    return EVALUATORS.register(*names)
 
 
 @dataclass(slots=True, eq=False)

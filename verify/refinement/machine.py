@@ -36,6 +36,7 @@ import z3
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr, StringAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
 from stream.ir.walk import Function
@@ -81,19 +82,28 @@ class BufView:
 
 Entry = Any  # Res | BufView | IntExpr | ScalarTerm | None
 Rule = Callable[["Machine", Op], None]
-RULES: dict[str, Rule] = {}
-
+# Ops that never run in a function body the machine interprets: executable contents, and the
+# terminators `run_block` handles itself.
+_NOT_RUN = frozenset({
+    "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id",
+    "stream.dispatch.workgroup.size", "stream.executable", "stream.executable.end", "stream.executable.export",
+    "stream.return", "stream.yield",
+})
+RULES: RuleTable[Rule] = RuleTable(
+    "RULES",
+    """The value semantics of the op for the refinement check: bind its results to value terms
+    (`m.set`) and apply its writes to the symbolic memory (`m.write`), from its operands' terms
+    (`fn(machine, op)`, registered with `@rule(name)` in a `verify/refinement/rules_*` module).
+    Without a rule an op is opaque (fresh result terms, a havoc of every resource it takes: the
+    default, `rules_host._opaque`); an op with regions and no rule is refused (exit 2).""",
+    policy="conservative",
+    requires=Requirement(prefixes=("stream.", "flow.", "arith."), unless=_NOT_RUN,
+                         why="executable contents and terminators are not run as ops"),
+)
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
     """Register the semantics of one op (or several ops that share it)."""
-
-    def wrap(fn: Rule) -> Rule:
-        for name in names:
-            assert name not in RULES, f"two rules for {name}"
-            RULES[name] = fn
-        return fn
-
-    return wrap
+    return RULES.register(*names)
 
 
 @dataclass(slots=True)
@@ -155,13 +165,13 @@ class Machine:
     def exec(self, op: Op) -> None:
         fn = RULES.get(op.name)
         if fn is None:
-            if op.regions and op.name not in RULES:
+            if op.regions:
                 raise DiagnosticError.at(
                     op.location,
                     f"refinement: '{op.name}' has regions the refinement check does not model "
                     "(scf control flow is not supported yet)",
                 )
-            fn = RULES["<opaque>"]
+            fn = RULES.resolve(op.name)  # the opaque default
         fn(self, op)
 
     def run_block(self, block: Block, args: list[Entry]) -> list[Entry]:

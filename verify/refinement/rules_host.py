@@ -15,7 +15,7 @@ from stream.ir.core import Op
 from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import decode_dense, tensor_bytes
-from verify.refinement.machine import BufView, Machine, Res, float_scalar, groups, rule
+from verify.refinement.machine import RULES, BufView, Machine, Res, float_scalar, groups, rule
 from verify.refinement.terms import ByteStr, ScalarTerm
 
 _POLY_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"}
@@ -184,7 +184,7 @@ def _barrier(m: Machine, op: Op) -> None:
 
 
 # -- ops without a model ---------------------------------------------------------------------------
-@rule("<opaque>")
+@RULES.set_default
 def _opaque(m: Machine, op: Op) -> None:
     """An op the semantics does not model: fresh terms for its results (keyed by the op, its
     operands and the world counter) and a havoc of every resource with storage it takes."""

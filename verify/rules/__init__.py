@@ -17,14 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stream.ir.core import Op
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.types import ResourceType
 from verify.events import Site
 from verify.model import RW, Builder
 
-__all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE"]
+__all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE", "EXECUTABLE_ONLY"]
 
 EffectRule = Callable[[Builder, Op], None]
-EFFECTS: dict[str, EffectRule] = {}
 
 # Ops with no effect on storage or ordering (their index results are evaluated symbolically).
 PURE = frozenset({
@@ -33,29 +33,41 @@ PURE = frozenset({
     "stream.executable", "stream.executable.export", "stream.executable.end", "stream.return",
     "util.global", "util.initializer.return",
 })
+# Ops that only occur inside executables and never touch resources.
+EXECUTABLE_ONLY = frozenset({"stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size"})
 
 
-def effect(*names: str) -> Callable[[EffectRule], EffectRule]:
-    def wrap(fn: EffectRule) -> EffectRule:
-        for n in names:
-            EFFECTS[n] = fn
-        return fn
-
-    return wrap
-
-
-def apply_rule(b: Builder, op: Op) -> None:
-    rule = EFFECTS.get(op.name)
-    if rule is not None:
-        rule(b, op)
-    elif op.name in PURE:
-        return
-    elif any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
+def _conservative(b: Builder, op: Op) -> None:
+    """The rule of an op without one: nothing for an op that touches no resource; else
+    `unknown_op` (and, for a call, what a private callee's returned timepoints promise)."""
+    if any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
         # Even an `arith` op is unknown here once it touches a resource: `arith.select` of two
         # resources names one of them, which no storage rule can say in advance.
         site = unknown_op(b, op)
         if op.name in CALL_OPS:
             after_call(b, op, site)  # what a private callee's returned timepoints promise
+
+
+EFFECTS: RuleTable[EffectRule] = RuleTable(
+    "EFFECTS",
+    """Declare the op's events and edges (host op, device submission, nested site), its accesses
+    (byte ranges and modes), readiness uses, timepoints and lifetime facts through the
+    `verify.model.Builder` vocabulary (`fn(builder, op)`, registered with `@effect(name)`).""",
+    policy="conservative",
+    default=_conservative,
+    requires=Requirement(prefixes=("stream.",), unless=PURE | EXECUTABLE_ONLY,
+                         why="pure ops and executable-only ops contribute nothing"),
+)
+
+def effect(*names: str) -> Callable[[EffectRule], EffectRule]:
+    """Register the rule of the named ops in `EFFECTS`."""
+    return EFFECTS.register(*names)
+
+
+def apply_rule(b: Builder, op: Op) -> None:
+    if op.name in PURE:
+        return
+    EFFECTS.resolve(op.name)(b, op)
 
 
 def unknown_op(b: Builder, op: Op) -> Site:
