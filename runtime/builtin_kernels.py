@@ -1,4 +1,5 @@
-"""The built-in numpy kernels (SPEC section 6), registered by name.
+"""The built-in numpy kernels (SPEC section 6), by name in `BUILTINS` (which
+`runtime.kernels.DEFAULT_REGISTRY` starts with).
 
 Every kernel takes its inputs, then its scalar operands, then its output arrays, and writes the
 outputs (see `runtime.kernels` for the calling convention). Inputs are read-only; an output may be
@@ -11,19 +12,20 @@ results are cast to the output's dtype.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
-from runtime.kernels import DEFAULT_REGISTRY
+__all__ = ["BUILTINS"]
 
-__all__: list[str] = []
+BUILTINS: dict[str, Callable[..., None]] = {}
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 LAYERNORM_EPS = 1e-5
 
 
 def _k(fn):  # type: ignore[no-untyped-def]
-    DEFAULT_REGISTRY.register(fn.__name__.rstrip("_"), fn)
+    BUILTINS[fn.__name__.rstrip("_")] = fn
     return fn
 
 

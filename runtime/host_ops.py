@@ -19,14 +19,19 @@ A rule reads its operands from the `Frame` and binds its results there; device w
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from runtime.commands import Recorder, run_commands
-from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
+from runtime.frame import HOST_RULES, Frame, rule
+from runtime.frame import fence as _fence
+from runtime.frame import host_access as _host_access
+from runtime.frame import lifetime as _lifetime
+from runtime.frame import name as _name
+from runtime.frame import ref as _ref
+from runtime.memory import Allocation, ResourceRef, dtype_of
+from runtime.resource_ops import pack_slices  # its stream.resource.* rules are in HOST_RULES too
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.scheduler import Submission
 from runtime.semaphore import Fence, TimelineSemaphore
@@ -37,9 +42,8 @@ from stream.dialect.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import view
-from stream.ir.types import ResourceType, TensorType, Type
+from stream.ir.types import TensorType
 from stream.ir.walk import Function
 
 if TYPE_CHECKING:
@@ -72,52 +76,9 @@ class Return(Exception):
         self.values = values
 
 
-@dataclass
-class Frame:
-    """One function activation: SSA values to run-time values."""
-
-    session: Session
-    function: Function
-    env: dict[Value, Any] = field(default_factory=dict)
-
-    def value(self, v: Value) -> Any:
-        try:
-            return self.env[v]
-        except KeyError:
-            raise DiagnosticError.at(self.function.op.location, f"value {v} used before it is defined at run time") from None
-
 
 
 # -- host rules ------------------------------------------------------------------------------------
-Rule = Callable[[Frame, Op], None]
-
-
-def host_op(spec: Any) -> bool:
-    """host ops of the cmd level (not command-buffer commands, executable contents, symbols or
-    non-return terminators)"""
-    traits = traits_of(spec)
-    if "cmd" not in levels_of(spec) or traits & {"streamable", "symbol", "isolated"}:
-        return False
-    return "return" in traits or "terminator" not in traits
-
-
-HOST_RULES: RuleTable[Rule] = RuleTable(
-    "HOST_RULES",
-    """Execute the op on the host: read its operands from the frame (`fr.value(v)`), bind its
-    results (`fr.env[r] = ...`), submit device work through the frame's driver, block on or
-    signal timeline semaphores (`fn(frame, op)`, registered with `@rule(name)`). An op without
-    a rule is refused before it runs (exit 2, "cannot be executed by the runtime").""",
-    policy="refuse",
-    requires=Requirement(where=host_op, unless=frozenset({
-        "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
-    }), why="executable contents never run on the host"),
-)
-
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register the rule of the named ops in `HOST_RULES`."""
-    return HOST_RULES.register(*names)
-
-
 _CONSTANTS: dict[int, tuple[Op, Any]] = {}
 
 
@@ -225,43 +186,6 @@ def _export(fr: Frame, op: Op) -> None:
     fr.env[op.results[0]] = BufferView(raw.view(dtype).reshape(shape), t.element)
 
 
-def _ref(fr: Frame, v: Value, op: Op) -> ResourceRef:
-    r = fr.value(v)
-    if not isinstance(r, ResourceRef):
-        raise DiagnosticError.at(op.location, f"expected a resource at run time, got {type(r).__name__}")
-    return r
-
-
-def _name(v: Value, fallback: str) -> str:
-    return f"%{v.name_hint}" if v.name_hint else fallback
-
-
-def _named(v: Value, kind: str, op: Op) -> str:
-    """A label for an allocation: "%result_0 (alloca at prog.mlir:14:5)", or "alloca at ..."."""
-    return f"%{v.name_hint} ({kind} at {op.location})" if v.name_hint else f"{kind} at {op.location}"
-
-
-def _lifetime(t: Type) -> str:
-    return t.lifetime.value if isinstance(t, ResourceType) else ""
-
-
-def _host_access(fr: Frame, op: Op, ref: ResourceRef, offset: int, length: int, write: bool, what: str,
-                 check: bool = True) -> np.ndarray:
-    """The bytes of a host access, checked for bounds and storage; `check` records it with the
-    race detector (a host access must be ordered after the device work it touches)."""
-    s = fr.session
-    if offset < 0 or offset + length > ref.length:
-        raise ExecutionError(Status(StatusCode.OUT_OF_RANGE, f"OUT_OF_BOUNDS: {what} accesses [{offset}, {offset + length}) of a "
-                                    f"{ref.length}-byte resource", f"{op.name} at {op.location}"))
-    if s.races is not None and check:
-        site = s.races.host_site(f"host {what}", str(op.location))
-        s.races.access(ref.allocation, ref.offset + offset, ref.offset + offset + length, write, site, None)
-    try:
-        return ref.allocation.bytes(ref.offset + offset, length, what)
-    except MemoryFault as e:
-        raise ExecutionError(Status(StatusCode.DATA_LOSS, str(e), f"{op.name} at {op.location}")) from None
-
-
 _ASYNC_ABI: dict[int, tuple[Op, bool]] = {}
 
 
@@ -303,15 +227,6 @@ def _optimization_barrier(fr: Frame, op: Op) -> None:
 
 
 # -- timepoints ------------------------------------------------------------------------------------
-def _fence(fr: Frame, v: Value | None) -> Fence:
-    if v is None:
-        return Fence()
-    f = fr.value(v)
-    if not isinstance(f, Fence):
-        raise DiagnosticError.at(fr.function.op.location, f"expected a timepoint at run time, got {type(f).__name__}")
-    return f
-
-
 @rule("stream.timepoint.immediate")
 def _immediate(fr: Frame, op: Op) -> None:
     fr.env[op.results[0]] = Fence()
@@ -434,6 +349,3 @@ def _execute(fr: Frame, op: Op) -> None:
                         component=component, final_local=recorder.local if races is not None else None)
     fr.env[op.results[-1]] = fence
 
-
-# The stream.resource.* rules register themselves into HOST_RULES.
-from runtime.resource_ops import PACK_ALIGNMENT, pack_slices  # noqa: E402,F401

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from runtime.builtin_kernels import BUILTINS
 from stream.ir.attributes import SymbolRefAttr
 from stream.ir.types import TensorType
 
@@ -204,6 +205,8 @@ class KernelRegistry:
 
 
 DEFAULT_REGISTRY = KernelRegistry()
+for _name, _fn in BUILTINS.items():
+    DEFAULT_REGISTRY.register(_name, _fn)
 
 
 def kernel(
@@ -263,6 +266,3 @@ def load_kernel_file(path: str | Path) -> list[str]:
         raise KernelError(f"{path}{line}: {type(e).__name__}: {e}") from None
     return [n for n in DEFAULT_REGISTRY.names() if DEFAULT_REGISTRY.get(n) is not before.get(n)]
 
-
-# The built-in kernels register themselves into DEFAULT_REGISTRY.
-from runtime import builtin_kernels as _builtin_kernels  # noqa: E402,F401

@@ -1,4 +1,4 @@
-"""The host rules of `stream.resource.*` (registered into `runtime.host_ops.HOST_RULES`).
+"""The host rules of `stream.resource.*` (in `runtime.frame.HOST_RULES`, with those of `runtime.host_ops`).
 
 * queue-ordered `alloca` / `dealloca` are submissions: the alloca reserves pool memory when its
   waits are reached (parking while the pool is full) and gives the storage; the dealloca frees it
@@ -19,7 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from runtime.host_ops import Frame, _fence, _host_access, _lifetime, _named, _ref, rule
+from runtime.frame import Frame, rule
+from runtime.frame import fence as _fence
+from runtime.frame import host_access as _host_access
+from runtime.frame import lifetime as _lifetime
+from runtime.frame import named as _named
+from runtime.frame import ref as _ref
 from runtime.memory import Allocation, MemoryFault, ResourceRef, dtype_of
 from runtime.races import AccessSite
 from runtime.scheduler import WorkContext, WorkFailure

@@ -44,7 +44,7 @@ from stream.ir.attributes import (
     UnitAttr,
 )
 from stream.ir.core import Module, Op, Region, Value, freeze
-from stream.ir.parse_attrs import _normalize_dense
+from stream.ir.parse_attrs import normalize_dense
 from stream.ir.printer import print_module
 from stream.ir.spec import spec_of
 from stream.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, INDEX, FloatType, FunctionType, TensorType, Type
@@ -134,7 +134,7 @@ class FunctionBuilder:
         t = tensor_type(type) if type is not None else TensorType(data.shape, _element_of(data))
         if not t.is_static or tuple(t.shape or ()) != data.shape:
             raise BuilderError(f"a constant of shape {data.shape} does not fit {t}")
-        body = _normalize_dense(str(data.astype(_NUMPY[t.element]).tolist()), t)
+        body = normalize_dense(str(data.astype(_NUMPY[t.element]).tolist()), t)
         return self._emit(_build("arith.constant", attrs={"value": DenseAttr(body, t)}, results={"result": t}), device)
 
     def addi(self, lhs: Index, rhs: Index) -> Value:

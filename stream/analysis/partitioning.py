@@ -48,7 +48,7 @@ from stream.analysis.streamability import (
     ELIDED,
     HOST,
     DeviceKey,
-    _Host,
+    HostKey,
     execution_affinity,
     is_cloneable,
     is_side_effecting,
@@ -316,7 +316,7 @@ class _Builder:
             if found is None:
                 key = self.key[i]
                 affinity = None if key is HOST else key
-                assert not isinstance(affinity, _Host)
+                assert not isinstance(affinity, HostKey)
                 found = len(partitions)
                 partitions.append(Partition(found, affinity, level, self.epoch[i], self.rlevel[i]))
                 by_key[k] = found

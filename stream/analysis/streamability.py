@@ -26,6 +26,7 @@ from stream.ir.types import Lifetime, ResourceType
 __all__ = [
     "HOST",
     "DeviceKey",
+    "HostKey",
     "CLONEABLE",
     "ELIDED",
     "is_streamable",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-class _Host:
+class HostKey:
     """The device key of non-streamable ops."""
 
     __slots__ = ()
@@ -46,8 +47,8 @@ class _Host:
         return "HOST"
 
 
-HOST = _Host()
-DeviceKey = Attribute | None | _Host
+HOST = HostKey()
+DeviceKey = Attribute | None | HostKey
 
 # Cheap ops worth duplicating into every consumer partition instead of passing their result
 # between regions (IREE's `preferCloneToConsumers`). Dispatches that read no resource qualify too.

@@ -251,9 +251,9 @@ def parse_attr_styled(p: Parser, attr: Attr) -> Attribute:
         tok = p.lexer.next()
         if tok.kind != "at":
             raise p.error(f"expected a symbol name (@name), found '{tok.text}'", tok)
-        from stream.ir.parse_attrs import _symbol_text
+        from stream.ir.parse_attrs import symbol_text
 
-        return StringAttr(_symbol_text(tok.text))
+        return StringAttr(symbol_text(tok.text))
     if style == "symbol":
         return p.parse_symbol_ref()
     if style == "int":

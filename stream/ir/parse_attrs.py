@@ -52,7 +52,7 @@ from stream.ir.types import (
     Type,
 )
 
-__all__ = ["AttrParser", "MAX_NESTING", "unescape", "int_literal"]
+__all__ = ["AttrParser", "MAX_NESTING", "unescape", "int_literal", "symbol_text", "normalize_dense"]
 
 # How deep regions may nest, and (separately) attribute brackets (`[...]`, a dictionary inside an
 # attribute) and structured types (tensor types, function types). Everything downstream of the
@@ -380,13 +380,13 @@ class AttrParser:
         tok = self.lexer.next()
         if tok.kind != "at":
             raise self.error(f"expected a symbol reference (@name), found '{tok.text}'", tok)
-        parts = [_symbol_text(tok.text)]
+        parts = [symbol_text(tok.text)]
         while self.lexer.peek().is_punct("::"):
             self.lexer.next()
             nxt = self.lexer.next()
             if nxt.kind != "at":
                 raise self.error("expected '@name' after '::'", nxt)
-            parts.append(_symbol_text(nxt.text))
+            parts.append(symbol_text(nxt.text))
         return SymbolRefAttr(parts[0], tuple(parts[1:]))
 
     def _parse_entry_value(self) -> Attribute:
@@ -482,7 +482,7 @@ class AttrParser:
         raw = self._raw_balanced(start)[1:-1]
         self.expect(":", "and the type of the dense constant")
         type_ = self.parse_type()
-        return DenseAttr(_normalize_dense(raw, type_), type_)
+        return DenseAttr(normalize_dense(raw, type_), type_)
 
     def _parse_dense_array(self) -> DenseArrayAttr:
         lexer = self.lexer
@@ -516,7 +516,7 @@ class AttrParser:
         return DenseArrayAttr(etype, tuple(values))
 
 
-def _symbol_text(tok_text: str) -> str:
+def symbol_text(tok_text: str) -> str:
     body = tok_text[1:]
     return unescape(body) if body.startswith('"') else body
 
@@ -524,7 +524,7 @@ def _symbol_text(tok_text: str) -> str:
 _DENSE_TOKEN = re.compile(r"\s*(?:(-?\d+\.\d*(?:[eE][+\-]?\d+)?|-?\d+(?:[eE][+\-]?\d+)?)|(true|false)|([\[\](),]))")
 
 
-def _normalize_dense(raw: str, type_: Type) -> str:
+def normalize_dense(raw: str, type_: Type) -> str:
     """Re-spell the numbers of a dense literal as MLIR prints them; other bodies (hex blobs,
     strings, complex values) are kept with blanks collapsed."""
     element = type_.element if isinstance(type_, TensorType) else None

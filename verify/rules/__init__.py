@@ -14,28 +14,13 @@ done through them is ever proved (`verify.obligations.opaque`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from stream.ir.core import Op
-from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.types import ResourceType
 from verify.events import Site
 from verify.model import RW, Builder
+from verify.rules.table import EFFECTS, EXECUTABLE_ONLY, PURE, effect
 
 __all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE", "EXECUTABLE_ONLY"]
-
-EffectRule = Callable[[Builder, Op], None]
-
-# Ops with no effect on storage or ordering (their index results are evaluated symbolically).
-PURE = frozenset({
-    "stream.yield", "stream.tensor.sizeof", "stream.resource.size", "stream.resource.is_terminal",
-    "hal.element_type", "hal.encoding_type", "hal.buffer_view.assert", "stream.binding.subspan",
-    "stream.executable", "stream.executable.export", "stream.executable.end", "stream.return",
-    "util.global", "util.initializer.return",
-})
-# Ops that only occur inside executables and never touch resources.
-EXECUTABLE_ONLY = frozenset({"stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size"})
-
 
 def _conservative(b: Builder, op: Op) -> None:
     """The rule of an op without one: nothing for an op that touches no resource; else
@@ -48,20 +33,7 @@ def _conservative(b: Builder, op: Op) -> None:
             after_call(b, op, site)  # what a private callee's returned timepoints promise
 
 
-EFFECTS: RuleTable[EffectRule] = RuleTable(
-    "EFFECTS",
-    """Declare the op's events and edges (host op, device submission, nested site), its accesses
-    (byte ranges and modes), readiness uses, timepoints and lifetime facts through the
-    `verify.model.Builder` vocabulary (`fn(builder, op)`, registered with `@effect(name)`).""",
-    policy="conservative",
-    default=_conservative,
-    requires=Requirement(prefixes=("stream.",), unless=PURE | EXECUTABLE_ONLY,
-                         why="pure ops and executable-only ops contribute nothing"),
-)
-
-def effect(*names: str) -> Callable[[EffectRule], EffectRule]:
-    """Register the rule of the named ops in `EFFECTS`."""
-    return EFFECTS.register(*names)
+EFFECTS.set_default(_conservative)
 
 
 def apply_rule(b: Builder, op: Op) -> None:

@@ -17,7 +17,7 @@ from stream.ir.spec import OpSpec
 from stream.ir.types import ResourceType, TensorType, element_byte_width
 from verify.events import Site
 from verify.model import READ, RW, WRITE, Builder, RangeCheck
-from verify.rules import effect
+from verify.rules.table import effect
 from verify.storage import spec_for
 from verify.symbolic import Expr, const
 
@@ -208,7 +208,7 @@ def _tensor_dims(b: Builder, op: Op, spec: OpSpec, name: str) -> list[Expr] | No
         return None
 
 
-def _element_ranges(b: Builder, site: Site, op: Op, what: str, source: Value, dims: list[Expr] | None,
+def element_ranges(b: Builder, site: Site, op: Op, what: str, source: Value, dims: list[Expr] | None,
                     starts: Sequence[Expr], lengths: Sequence[Expr]) -> None:
     """Index ranges of a tensor-level slice, update or load stay inside the tensor's dims:
     `start + length <= dim` in every dim (the input program's own indices, checked where they
@@ -229,7 +229,7 @@ def tensor_update(b: Builder, op: Op) -> None:
     b.whole(site, upd, READ, "update")
     b.whole(site, target, WRITE, "target", tie=True)
     starts = [b.symbols.expr(v) for v in spec.operand_group(op, "start_indices")]
-    _element_ranges(b, site, op, "update", target, _tensor_dims(b, op, spec, "target"), starts, _tensor_dims(b, op, spec, "update") or [])
+    element_ranges(b, site, op, "update", target, _tensor_dims(b, op, spec, "target"), starts, _tensor_dims(b, op, spec, "update") or [])
     b.produce(site, op.results)
 
 
@@ -262,7 +262,7 @@ def tensor_write(b: Builder, op: Op) -> None:
     dims = _tensor_dims(b, op, spec, "target")
     starts, lengths = _element_window(b, op, spec, kind)
     if starts:  # a fill without indices fills the whole tensor
-        _element_ranges(b, site, op, kind, target, dims, starts, lengths)
+        element_ranges(b, site, op, kind, target, dims, starts, lengths)
     b.produce(site, op.results)
 
 
@@ -276,5 +276,5 @@ def tensor_read(b: Builder, op: Op) -> None:
     b.whole(site, source, READ, "source")
     dims = _tensor_dims(b, op, spec, "source")
     starts, lengths = _element_window(b, op, spec, kind)
-    _element_ranges(b, site, op, kind, source, dims, starts, lengths)
+    element_ranges(b, site, op, kind, source, dims, starts, lengths)
     b.produce(site, op.results)

@@ -18,7 +18,7 @@ from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import OpSpec
 from verify.model import READ, TOUCH, WRITE, Builder
-from verify.rules import effect
+from verify.rules.table import effect
 from verify.storage import operand_groups, spec_for
 
 _MODES = {1: (READ, "ro"), 2: (WRITE, "wo"), 3: (READ | WRITE, "rw")}

@@ -21,7 +21,7 @@ from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType
 from verify.events import Site
 from verify.model import READ, Builder
-from verify.rules import effect
+from verify.rules.table import effect
 
 
 @effect("stream.tensor.import")

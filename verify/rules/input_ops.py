@@ -14,11 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from stream.ir.core import Op, Value
+from stream.ir.spec import OpSpec
 from stream.ir.types import TensorType
 from verify.model import Builder
-from verify.rules import effect
-from verify.rules.async_ops import _element_ranges, _spec
+from verify.rules.async_ops import element_ranges
+from verify.rules.table import effect
+from verify.storage import spec_for
 from verify.symbolic import Expr, const
+
+
+def _spec(op: Op) -> OpSpec:
+    spec = spec_for(op)
+    assert spec is not None, op.name
+    return spec
 
 
 def _dims(b: Builder, tensor: Value, dynamic: Sequence[Value]) -> list[Expr] | None:
@@ -47,7 +55,7 @@ def flow_slice(b: Builder, op: Op) -> None:
     dims = _dims(b, source, spec.operand_group(op, "source_dims"))
     starts = _indices(b, spec.operand_group(op, "start_indices"))
     lengths = _indices(b, spec.operand_group(op, "lengths"))
-    _element_ranges(b, site, op, "slice", source, dims, starts, lengths)
+    element_ranges(b, site, op, "slice", source, dims, starts, lengths)
 
 
 @effect("flow.tensor.update")
@@ -59,7 +67,7 @@ def flow_update(b: Builder, op: Op) -> None:
     dims = _dims(b, target, spec.operand_group(op, "target_dims"))
     starts = _indices(b, spec.operand_group(op, "start_indices"))
     lengths = _dims(b, update, spec.operand_group(op, "update_dims")) or []
-    _element_ranges(b, site, op, "update", target, dims, starts, lengths)
+    element_ranges(b, site, op, "update", target, dims, starts, lengths)
 
 
 @effect("flow.tensor.load")
@@ -69,7 +77,7 @@ def flow_load(b: Builder, op: Op) -> None:
     source = spec.operand_group(op, "source")[0]
     dims = _dims(b, source, spec.operand_group(op, "source_dims"))
     starts = _indices(b, spec.operand_group(op, "indices"))
-    _element_ranges(b, site, op, "load", source, dims, starts, [const(1)] * len(starts))
+    element_ranges(b, site, op, "load", source, dims, starts, [const(1)] * len(starts))
 
 
 @effect("flow.tensor.store")
@@ -79,4 +87,4 @@ def flow_store(b: Builder, op: Op) -> None:
     target = spec.operand_group(op, "target")[0]
     dims = _dims(b, target, spec.operand_group(op, "target_dims"))
     starts = _indices(b, spec.operand_group(op, "indices"))
-    _element_ranges(b, site, op, "store", target, dims, starts, [const(1)] * len(starts))
+    element_ranges(b, site, op, "store", target, dims, starts, [const(1)] * len(starts))

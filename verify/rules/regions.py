@@ -14,7 +14,7 @@ from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
 from verify.model import Builder, RangeCheck
-from verify.rules import effect
+from verify.rules.table import effect
 from verify.storage import spec_for
 from verify.symbolic import ZERO
 

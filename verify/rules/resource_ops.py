@@ -16,7 +16,7 @@ from stream.ir.core import Op
 from stream.ir.spec import OpSpec
 from stream.ir.types import element_byte_width
 from verify.model import READ, WRITE, Builder, RangeCheck
-from verify.rules import effect
+from verify.rules.table import effect
 from verify.storage import spec_for
 from verify.symbolic import const
 

@@ -22,7 +22,7 @@ from stream.dialect.awaits import awaited_timepoint, is_sync_await
 from stream.ir.core import Op
 from stream.ir.types import TimepointType
 from verify.model import Builder
-from verify.rules import effect
+from verify.rules.table import effect
 
 
 @effect("stream.timepoint.immediate")
