@@ -21,12 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from stream.dialect.directives import ACCESS_BITS
 from stream.ir.attributes import Attribute, IntegerAttr
 from stream.ir.core import Location, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import OpView, spec_of, view
 from stream.ir.types import I32, Lifetime, ResourceType, Type
 
@@ -236,20 +237,36 @@ def _nothing(ctx: LoweringContext, op: Op, v: OpView) -> list[Op]:
 
 Rule = Callable[[LoweringContext, Op, OpView], list[Op]]
 
-CONVERSIONS: dict[str, Rule] = {
-    "stream.async.splat": _splat,
-    "stream.async.fill": _async_fill,
-    "stream.async.clone": _clone,
-    "stream.async.slice": _slice,
-    "stream.async.update": _update,
-    "stream.async.copy": _async_copy,
-    "stream.async.transfer": _transfer,
-    "stream.async.dispatch": _dispatch,
-    "stream.async.constant": _constant,
-    "stream.async.alloca": _nothing,
-    "stream.async.barrier": _nothing,
-    "stream.resource.subview": _nothing,
-}
+
+
+def execution_op(spec: Any) -> bool:
+    """the streamable async ops an execution region holds (not the region ops themselves)"""
+    return "async" in levels_of(spec) and spec.name.startswith("stream.async.") and "streamable" in traits_of(spec) and not spec.regions
+
+
+CONVERSIONS: RuleTable[Rule] = RuleTable(
+    "CONVERSIONS",
+    """Lower the async op inside a `stream.async.execute` region to `stream.cmd.*` commands on
+    the region's storage (`fn(ctx, op, view) -> [cmd ops]`; `_nothing` for ops that only name
+    storage). An op without one is refused (exit 2, "cannot be lowered inside a
+    stream.async.execute region"); `stream.async.concurrent` is handled by the caller.""",
+    policy="refuse",
+    requires=Requirement(where=execution_op, ops=frozenset({"stream.resource.subview"})),
+    entries={
+        "stream.async.splat": _splat,
+        "stream.async.fill": _async_fill,
+        "stream.async.clone": _clone,
+        "stream.async.slice": _slice,
+        "stream.async.update": _update,
+        "stream.async.copy": _async_copy,
+        "stream.async.transfer": _transfer,
+        "stream.async.dispatch": _dispatch,
+        "stream.async.constant": _constant,
+        "stream.async.alloca": _nothing,
+        "stream.async.barrier": _nothing,
+        "stream.resource.subview": _nothing,
+    },
+)
 
 
 def convert_op(ctx: LoweringContext, op: Op) -> list[Op]:

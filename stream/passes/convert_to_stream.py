@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from stream.analysis.affinity import InputAffinity, normalize, result_attr_affinity, same_device
 from stream.ir.attributes import (
@@ -50,6 +51,7 @@ from stream.ir.attributes import (
 )
 from stream.ir.core import Module, Op, Region, Value, freeze
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of, view
 from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function
@@ -68,15 +70,32 @@ _CONSUME_KEYS = ("iree.abi.consume", "iree.abi.output")
 _ABI_KEYS = frozenset({*_CONSUME_KEYS, "iree.abi.affinity", "stream.affinity"})
 
 # op name -> pairs (tensor operand group, the group holding their dynamic dims)
-_OPERAND_DIMS: dict[str, tuple[tuple[str, str], ...]] = {
-    "flow.dispatch": (("arguments", "argument_dims"),),
-    "flow.tensor.transfer": (("operand", "operand_dims"),),
-    "flow.tensor.clone": (("operand", "operand_dims"),),
-    "flow.tensor.slice": (("source", "source_dims"),),
-    "flow.tensor.update": (("target", "target_dims"), ("update", "update_dims")),
-    "flow.tensor.load": (("source", "source_dims"),),
-    "flow.tensor.store": (("target", "target_dims"),),
-}
+
+
+def flow_tensor_operands(spec: Any) -> bool:
+    """flow ops with a tensor operand group and its dims group (`source` and `source_dims`)"""
+    names = {o.name for o in getattr(spec, "operands", ())}
+    return spec.name.startswith("flow.") and any(n + "_dims" in names for n in names)
+
+
+_OPERAND_DIMS: RuleTable[tuple[tuple[str, str], ...]] = RuleTable(
+    "_OPERAND_DIMS",
+    """The op's tensor operand groups, each with the operand group holding its dynamic dims
+    (pairs `(tensor group, dims group)`). An op without an entry has no tensor operand whose
+    dims the conversion reads (identity: none).""",
+    policy="identity",
+    default=(),
+    requires=Requirement(where=flow_tensor_operands),
+    entries={
+        "flow.dispatch": (("arguments", "argument_dims"),),
+        "flow.tensor.transfer": (("operand", "operand_dims"),),
+        "flow.tensor.clone": (("operand", "operand_dims"),),
+        "flow.tensor.slice": (("source", "source_dims"),),
+        "flow.tensor.update": (("target", "target_dims"), ("update", "update_dims")),
+        "flow.tensor.load": (("source", "source_dims"),),
+        "flow.tensor.store": (("target", "target_dims"),),
+    },
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,16 +588,25 @@ def _strip_abi_attrs(attr: Attribute | None, n: int) -> ArrayAttr | None:
     return ArrayAttr(tuple(dicts))
 
 
-_RULES: dict[str, Callable[[_FunctionConverter, Op], None]] = {
-    "flow.dispatch": _FunctionConverter._dispatch,
-    "flow.tensor.transfer": _FunctionConverter._transfer,
-    "flow.tensor.splat": _FunctionConverter._splat,
-    "flow.tensor.empty": _FunctionConverter._empty,
-    "flow.tensor.clone": _FunctionConverter._clone,
-    "flow.tensor.slice": _FunctionConverter._slice,
-    "flow.tensor.update": _FunctionConverter._update,
-    "flow.tensor.load": _FunctionConverter._load,
-    "flow.tensor.store": _FunctionConverter._store,
-    "func.return": _FunctionConverter._return,
-    "util.return": _FunctionConverter._return,
-}
+_RULES: RuleTable[Callable[[_FunctionConverter, Op], None]] = RuleTable(
+    "_RULES",
+    """Lower the input-level op to tensor-level stream ops: look up its operands' `Tensor`s
+    (encoding, sizes, affinity), emit the replacement through `self.b` and bind its results
+    (`fn(converter, op)`). An op without one is copied unchanged (identity) unless it takes or
+    returns a tensor (refused, exit 2) or is a call (refused).""",
+    policy="identity",
+    requires=Requirement(prefixes=("flow.",), ops=frozenset({"func.return", "util.return"})),
+    entries={
+        "flow.dispatch": _FunctionConverter._dispatch,
+        "flow.tensor.transfer": _FunctionConverter._transfer,
+        "flow.tensor.splat": _FunctionConverter._splat,
+        "flow.tensor.empty": _FunctionConverter._empty,
+        "flow.tensor.clone": _FunctionConverter._clone,
+        "flow.tensor.slice": _FunctionConverter._slice,
+        "flow.tensor.update": _FunctionConverter._update,
+        "flow.tensor.load": _FunctionConverter._load,
+        "flow.tensor.store": _FunctionConverter._store,
+        "func.return": _FunctionConverter._return,
+        "util.return": _FunctionConverter._return,
+    },
+)

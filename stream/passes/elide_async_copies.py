@@ -46,6 +46,7 @@ from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
 from stream.ir.core import Block, Module, Op, Value
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 from stream.ir.walk import Function, constant_int
@@ -247,12 +248,20 @@ def _dead(op: Op, a: Analysis) -> bool:
     return not a.last.uses(op.results[0])
 
 
-_SAFETY: dict[str, Callable[[Op, Analysis], bool]] = {
-    "stream.async.clone": lambda op, a: _dead(op, a) or _clone_safe(op, a),
-    "stream.async.transfer": lambda op, a: _dead(op, a) or _transfer_safe(op, a),
-    "stream.async.slice": lambda op, a: _dead(op, a) or _slice_safe(op, a),
-    "stream.async.update": lambda op, a: _dead(op, a) or _update_safe(op, a),
-}
+_SAFETY: RuleTable[Callable[[Op, Analysis], bool]] = RuleTable(
+    "_SAFETY",
+    """Decide whether the copy the op makes can be elided (`fn(op, analysis) -> bool`: its
+    result is dead, or no use could tell the copy from sharing the storage). An op without one
+    is never elided (identity).""",
+    policy="identity",
+    requires=Requirement(ops=frozenset({"stream.async.clone", "stream.async.transfer", "stream.async.slice", "stream.async.update"}), why="the copying ops"),
+    entries={
+        "stream.async.clone": lambda op, a: _dead(op, a) or _clone_safe(op, a),
+        "stream.async.transfer": lambda op, a: _dead(op, a) or _transfer_safe(op, a),
+        "stream.async.slice": lambda op, a: _dead(op, a) or _slice_safe(op, a),
+        "stream.async.update": lambda op, a: _dead(op, a) or _update_safe(op, a),
+    },
+)
 
 
 # -- applying ------------------------------------------------------------------------------------

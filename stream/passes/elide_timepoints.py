@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
 from stream.ir.core import Block, Location, Module, Op, Value
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
@@ -178,11 +179,19 @@ def _host_await(r: _Round, op: Op, position: int) -> None:
     r.ops.append(new)
 
 
-_RULES: dict[str, Callable[[_Round, Op, int], None]] = {
-    **dict.fromkeys(AWAIT_HOLDERS, _holder),
-    "stream.timepoint.join": _join,
-    "stream.timepoint.await": _host_await,
-}
+_RULES: RuleTable[Callable[[_Round, Op, int], None]] = RuleTable(
+    "_RULES",
+    """Rewrite the timeline op of one round: drop the await timepoints (or join inputs) already
+    covered by others, fold joins, keep host awaits that order something (`fn(round, op,
+    position)`). An op without one is copied with its operands remapped (identity).""",
+    policy="identity",
+    requires=Requirement(ops=AWAIT_HOLDERS | {"stream.timepoint.join", "stream.timepoint.await"}, why="the ops holding an await timepoint, and joins"),
+    entries={
+        **dict.fromkeys(AWAIT_HOLDERS, _holder),
+        "stream.timepoint.join": _join,
+        "stream.timepoint.await": _host_await,
+    },
+)
 
 
 def _elide_block(block: Block) -> Block:

@@ -34,6 +34,7 @@ from itertools import product
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, FloatAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of, view
 from stream.ir.types import (
     I8,
@@ -490,16 +491,25 @@ def _narrow(bits: int, width: int) -> tuple[int, int]:
     return width, bits
 
 
-_RULES: dict[str, Callable[[_Encoder, Op], None]] = {
-    "stream.tensor.sizeof": _Encoder._sizeof,
-    "stream.tensor.dispatch": _Encoder._dispatch,
-    "stream.tensor.splat": _Encoder._splat,
-    "stream.tensor.empty": _Encoder._empty,
-    "stream.tensor.constant": _Encoder._constant,
-    "stream.tensor.clone": _Encoder._clone,
-    "stream.tensor.slice": _Encoder._slice,
-    "stream.tensor.update": _Encoder._update,
-    "stream.tensor.fill": _Encoder._fill,
-    "stream.tensor.load": _Encoder._load,
-    "stream.tensor.store": _Encoder._store,
-}
+_RULES: RuleTable[Callable[[_Encoder, Op], None]] = RuleTable(
+    "_RULES",
+    """Lower the tensor-level op to bytes: its encoded sizes (`stream.tensor.sizeof` folded to
+    an index computation), the async op on resources that replaces it, fill patterns and
+    element windows as byte ranges (`fn(encoder, op)`). An op without one is copied unchanged
+    (identity); a function without any such op is left alone.""",
+    policy="identity",
+    requires=Requirement(prefixes=("stream.tensor.",), unless=frozenset({"stream.tensor.import", "stream.tensor.export"}), why="the ABI boundary keeps its tensor types"),
+    entries={
+        "stream.tensor.sizeof": _Encoder._sizeof,
+        "stream.tensor.dispatch": _Encoder._dispatch,
+        "stream.tensor.splat": _Encoder._splat,
+        "stream.tensor.empty": _Encoder._empty,
+        "stream.tensor.constant": _Encoder._constant,
+        "stream.tensor.clone": _Encoder._clone,
+        "stream.tensor.slice": _Encoder._slice,
+        "stream.tensor.update": _Encoder._update,
+        "stream.tensor.fill": _Encoder._fill,
+        "stream.tensor.load": _Encoder._load,
+        "stream.tensor.store": _Encoder._store,
+    },
+)

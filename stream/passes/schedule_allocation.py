@@ -49,10 +49,11 @@ from stream.analysis.storage_aliases import StorageForest
 from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, OptimalAttr
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import view
 from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
-from stream.passes.async_to_cmd import Storage, build, convert_op
+from stream.passes.async_to_cmd import Storage, build, convert_op, execution_op
 from stream.passes.block_builder import BlockBuilder, check_straight_line
 from stream.passes.pass_manager import PipelineError, register_pass
 
@@ -198,13 +199,22 @@ def _execute(host: _Host, op: Op) -> None:
     _RegionAllocation(host, op).run()
 
 
-_HOST_RULES: dict[str, Callable[[_Host, Op], None]] = {
-    "stream.async.execute": _execute,
-    "stream.async.load": _async_load,
-    "stream.async.store": _async_store,
-    "stream.async.constant": _host_constant,
-    "stream.async.alloca": _host_alloca,
-}
+_HOST_RULES: RuleTable[Callable[[_Host, Op], None]] = RuleTable(
+    "_HOST_RULES",
+    """Lower the async-level host op outside execution regions: an execution region (its
+    allocation), a load or store (a staging transfer), a constant upload or an alloca
+    (`fn(host, op)`). Any other op is copied unchanged (identity), except a `stream.async.*`
+    op, which is refused (exit 2: it must be inside a region).""",
+    policy="identity",
+    requires=Requirement(ops=frozenset({"stream.async.execute", "stream.async.load", "stream.async.store", "stream.async.constant", "stream.async.alloca"}), why="the async ops that run outside execution regions"),
+    entries={
+        "stream.async.execute": _execute,
+        "stream.async.load": _async_load,
+        "stream.async.store": _async_store,
+        "stream.async.constant": _host_constant,
+        "stream.async.alloca": _host_alloca,
+    },
+)
 
 
 # -- one execution region --------------------------------------------------------------------------
@@ -220,18 +230,26 @@ class _Root:
 
 
 # Which operand holds the byte size of result `i` of a fresh-value op.
-_RESULT_SIZE: dict[str, Callable[[Op, int], Value]] = {
-    **dict.fromkeys(
-        ("stream.async.splat", "stream.async.clone", "stream.async.slice", "stream.async.transfer", "stream.async.constant"),
-        lambda op, i: view(op).result_size,
-    ),
-    "stream.async.alloca": lambda op, i: view(op).storage_size,
-    "stream.async.dispatch": lambda op, i: view(op).result_sizes[i],
-    # Tied results live in their operand's tree; their sizes matter only if a tie is dropped.
-    **dict.fromkeys(("stream.async.fill", "stream.async.update", "stream.async.copy"), lambda op, i: view(op).target_size),
-    "stream.async.barrier": lambda op, i: view(op).size,
-    "stream.resource.subview": lambda op, i: view(op).result_size,
-}
+_RESULT_SIZE: RuleTable[Callable[[Op, int], Value]] = RuleTable(
+    "_RESULT_SIZE",
+    """Which operand holds the byte size of result `i` of the op when it is the root of a
+    storage tree (`fn(op, i) -> Value`). An op without one is refused (exit 2, "cannot size
+    the result").""",
+    policy="refuse",
+    requires=Requirement(where=execution_op, ops=frozenset({"stream.resource.subview"})),
+    entries={
+        **dict.fromkeys(
+            ("stream.async.splat", "stream.async.clone", "stream.async.slice", "stream.async.transfer", "stream.async.constant"),
+            lambda op, i: view(op).result_size,
+        ),
+        "stream.async.alloca": lambda op, i: view(op).storage_size,
+        "stream.async.dispatch": lambda op, i: view(op).result_sizes[i],
+        # Tied results live in their operand's tree; their sizes matter only if a tie is dropped.
+        **dict.fromkeys(("stream.async.fill", "stream.async.update", "stream.async.copy"), lambda op, i: view(op).target_size),
+        "stream.async.barrier": lambda op, i: view(op).size,
+        "stream.resource.subview": lambda op, i: view(op).result_size,
+    },
+)
 
 
 class _RegionAllocation:
