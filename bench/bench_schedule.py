@@ -48,7 +48,7 @@ from stream.ir.types import ResourceType, TimepointType  # noqa: E402
 from stream.ir.walk import constant_int, defining_ops, functions  # noqa: E402
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline  # noqa: E402
 from verify.api import verify_module  # noqa: E402
-from verify.hook import install  # noqa: E402
+from verify.hook import make_hook  # noqa: E402
 
 PROGRAMS = {
     "b_diamond": "diamond.mlir",
@@ -208,10 +208,9 @@ def verdict(module: Module) -> str:
 
 
 def compile_verified(path: Path) -> tuple[Module, Module, float]:
-    install()
     source = ir.parse_module(path.read_text(), str(path.relative_to(ROOT)))
     start = time.perf_counter()
-    out, records = run_pipeline(source, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    out, records = run_pipeline(source, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     seconds = time.perf_counter() - start
     # The hook raised if a pass introduced a violation; before materialize-copy-on-write the
     # in-place rules are reported but not yet binding, so only the end result must be clean.

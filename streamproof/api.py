@@ -26,7 +26,7 @@ from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from stream.passes import DEFAULT_PIPELINE, PassInfo, PassRecord, PassVerificationError, parse_pipeline, run_pipeline
 from verify.discharge import DEFAULT_RLIMIT
-from verify.hook import install, refinement_findings
+from verify.hook import make_hook, refinement_findings
 from verify.report import Report
 
 __all__ = ["compile", "verify", "run", "CompileResult", "PassResult", "CompileError", "LEVELS", "COMPILE_SCHEMA_VERSION"]
@@ -159,14 +159,13 @@ def compile(
     if compile_to == "input":
         return result
     passes = parse_pipeline(",".join(DEFAULT_PIPELINE) if pipeline is None else pipeline)
-    if passes and verify != "none":
-        install(smt=smt, rlimit=rlimit, smt_dump=smt_dump)
+    hook = make_hook(smt=smt, rlimit=rlimit, smt_dump=smt_dump) if passes and verify != "none" else None
 
     def stop(info: PassInfo) -> bool:
         return compile_to != "final" and info.produces == compile_to
 
     try:
-        out, records = run_pipeline(module, passes, verify=verify if passes else "none", after_pass=after_pass, stop_after=stop)
+        out, records = run_pipeline(module, passes, hook=hook, verify=verify if hook else "none", after_pass=after_pass, stop_after=stop)
     except PassVerificationError as e:
         status = "unknown" if getattr(e.report, "exit_code", 1) == 3 else "violated"
         failed = e.failed

@@ -1,8 +1,10 @@
 """Per-pass verification: the hook the pass manager calls after every pass.
 
-`install()` registers `hook(before, after, pass_name)` with `stream.passes.set_verify_hook`. The
-hook runs, on the pass output: the structural verifier, the safety properties (SPEC §3.3), and
-refinement against the pass input (SPEC §3.4, `verify.refinement`, when available). It returns
+`make_hook(...)` makes the `hook(before, after, pass_name)` that `streamproof compile` passes to
+`stream.passes.run_pipeline(module, passes, hook=make_hook())` (there is no process-wide hook: each
+pipeline run is given its own, with its own SMT mode and limits). The hook runs, on the pass
+output: the structural verifier, the safety properties (SPEC §3.3), and refinement against the
+pass input (SPEC §3.4, `verify.refinement`, when available). It returns
 the `verify.report.Report` (kept in the pass record) or raises
 `stream.passes.PassVerificationError(pass_name, report, message)`; the message is the
 counterexample text with `introduced by: <pass>`.
@@ -31,7 +33,7 @@ from verify.api import verify_module
 from verify.discharge import DEFAULT_RLIMIT
 from verify.report import OpRef, Report, Unknown, Violation
 
-__all__ = ["install", "make_hook", "refinement_findings", "ALLOCATION_CLASSES"]
+__all__ = ["make_hook", "refinement_findings", "ALLOCATION_CLASSES"]
 
 ALLOCATION_CLASSES = frozenset({"BORROWED_INPUT_MUTATED", "LEAK", "DOUBLE_FREE"})
 COW_PASS = "materialize-copy-on-write"
@@ -139,9 +141,3 @@ def _prior(before: Module, smt: str, rlimit: int) -> Report:
     except DiagnosticError:
         return Report(before.location.file, smt)
 
-
-def install(smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT, smt_dump: str | None = None, refinement: bool = True) -> None:
-    """Make the pass manager verify every pass (called by `streamproof compile`)."""
-    from stream.passes import set_verify_hook
-
-    set_verify_hook(make_hook(smt, rlimit, smt_dump, refinement))

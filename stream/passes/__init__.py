@@ -16,10 +16,10 @@ from stream.passes.pass_manager import (
     PassRecord,
     PassVerificationError,
     PipelineError,
+    VerifyHook,
     parse_pipeline,
     register_pass,
     run_pipeline,
-    set_verify_hook,
 )
 
 for _module in pkgutil.iter_modules(__path__):
@@ -36,5 +36,5 @@ __all__ = [
     "parse_pipeline",
     "register_pass",
     "run_pipeline",
-    "set_verify_hook",
+    "VerifyHook",
 ]

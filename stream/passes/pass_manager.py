@@ -3,14 +3,14 @@
 A pass is a pure function `Module -> Module` registered under its command-line name, with its
 options declared as a frozen dataclass (`schedule-concurrency{favor=max-concurrency}` sets the
 `favor` field). `run_pipeline` runs passes in order and, after each one, calls the verification
-hook that `verify` installs (the `stream` layer never imports `verify`): the hook receives the
-pass input and output and raises `PassVerificationError` when the output is not proved.
+hook it is given (`hook=verify.hook.make_hook()`; the `stream` layer never imports `verify`, and
+there is no process-wide hook): the hook receives the pass input and output and raises
+`PassVerificationError` when the output is not proved.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import gc
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stream.ir.core import Module
+from stream.ir.gc_pause import paused_gc
 
 __all__ = [
     "PassInfo",
@@ -28,7 +29,7 @@ __all__ = [
     "PassVerificationError",
     "PassRecord",
     "run_pipeline",
-    "set_verify_hook",
+    "VerifyHook",
     "DEFAULT_PIPELINE",
 ]
 
@@ -166,12 +167,10 @@ class PassRecord:
 
 
 VerifyHook = Callable[[Module, Module, str], Any]
-_VERIFY_HOOK: list[VerifyHook | None] = [None]
+"""`hook(before, after, pass_name)`: the report of a proved pass output; raises
+`PassVerificationError` when the output is not proved (`verify.hook.make_hook` makes one)."""
 
-
-def set_verify_hook(hook: VerifyHook | None) -> None:
-    """Install the per-pass verifier (done by `verify`, so that `stream` never imports it)."""
-    _VERIFY_HOOK[0] = hook
+VERIFY_MODES = ("each", "final", "none")
 
 
 def _transform(info: PassInfo, options: Any, module: Module) -> Module:
@@ -179,28 +178,29 @@ def _transform(info: PassInfo, options: Any, module: Module) -> Module:
     acyclic objects while every earlier module is still alive (the records keep them), so the
     collector would rescan a growing heap again and again (a quarter of the transform time at
     6k dispatches). It runs again, and collects, once the pass is done."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return info.run(module, options) if info.options is not None else info.run(module)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def run_pipeline(
     module: Module,
     pipeline: Sequence[tuple[PassInfo, Any]],
     *,
-    verify: str = "each",
+    hook: VerifyHook | None = None,
+    verify: str | None = None,
     after_pass: Callable[[str, Module], None] | None = None,
     stop_after: Callable[[PassInfo], bool] | None = None,
 ) -> tuple[Module, list[PassRecord]]:
-    """Run the passes in order. `verify` is "each" (after every pass), "final" (once, the whole
-    pipeline's output against its input) or "none". The hook raises PassVerificationError."""
-    hook = _VERIFY_HOOK[0]
+    """Run the passes in order, proving them with `hook` (`verify.hook.make_hook(...)`).
+    `verify` says when the hook runs: "each" (after every pass; the default when a hook is
+    given), "final" (once, the whole pipeline's output against its input) or "none" (the
+    default without a hook). The hook raises PassVerificationError."""
+    if verify is None:
+        verify = "none" if hook is None else "each"
+    if verify not in VERIFY_MODES:
+        raise ValueError(f"verify must be 'each', 'final' or 'none', not {verify!r}")
     if verify != "none" and hook is None:
-        raise RuntimeError("verification requested but no verifier is installed (import streamproof)")
+        raise ValueError(f"verify={verify!r} needs a verification hook: run_pipeline(..., hook=verify.hook.make_hook())")
     records: list[PassRecord] = []
     original = module
     for info, options in pipeline:

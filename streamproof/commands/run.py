@@ -173,13 +173,11 @@ def _byte_count(text: str) -> int:
 
 def _compile(module: Module, args: argparse.Namespace) -> Module:
     from stream.passes import DEFAULT_PIPELINE, PassVerificationError, parse_pipeline, run_pipeline
-    from verify.hook import install
+    from verify.hook import make_hook
 
-    verify = "none" if args.no_verify else "each"
-    if verify != "none":
-        install()
+    hook = None if args.no_verify else make_hook()
     try:
-        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify=verify)
+        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook)
     except PassVerificationError as e:
         print(f"streamproof run: pass '{e.pass_name}' failed verification; not running\n{e}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED) from None

@@ -12,7 +12,7 @@ from stream.builder import BuilderError, Program, tensor_type
 from stream.ir.equality import first_difference
 from stream.ir.verifier import verify_structure
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
-from verify.hook import install
+from verify.hook import make_hook
 
 
 def every_op() -> Program:
@@ -46,9 +46,8 @@ def test_a_built_module_is_what_its_text_parses_to() -> None:
 
 
 def test_every_op_compiles_verified_and_runs_like_the_reference() -> None:
-    install()
     module = every_op().build()
-    compiled, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    compiled, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     rng = np.random.default_rng(1)
     args = [3, rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 4)).astype(np.float32), np.float32(0.5)]
     expected = run_reference(module, [a.copy() if isinstance(a, np.ndarray) else a for a in args], "every_op")
@@ -65,8 +64,7 @@ def test_a_built_program_compiles_verified_and_computes_what_numpy_does() -> Non
     r = f.dispatch("relu", f.transfer(h, "dev1"), result="4x8xf32", device="dev1")
     out = f.dispatch("add", f.transfer(r, "dev0"), f["b"], result="4x8xf32")
     f.ret(out)
-    install()
-    compiled, records = run_pipeline(p.build(), parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    compiled, records = run_pipeline(p.build(), parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     assert all(rec.report is not None and rec.report.ok for rec in records)
     rng = np.random.default_rng(0)
     x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((4, 8), (8, 8), (4, 8)))

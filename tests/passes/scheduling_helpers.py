@@ -3,8 +3,7 @@ propagate-timepoints): running passes with the verifier, reading schedules back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from tests_paths import IREE
 
@@ -12,24 +11,12 @@ import stream.ir as ir
 from stream.ir.core import Module, Op, Value
 from stream.ir.spec import spec_of
 from stream.ir.walk import functions
-from stream.passes import PASSES, PassInfo, PassVerificationError, parse_pipeline, pass_manager, run_pipeline
+from stream.passes import PASSES, PassInfo, PassVerificationError, parse_pipeline, run_pipeline
+from verify.hook import make_hook
 
 LOWER = "convert-to-stream,encode-tensors,materialize-copy-on-write,elide-async-copies,refine-usage"
 SCHEDULE = ("schedule-execution", "schedule-concurrency", "propagate-timepoints")
 EXAMPLES = ("b_diamond", "d_inplace", "f_multidevice", "i_multidevice_overlap")
-
-
-@contextmanager
-def verifying() -> Iterator[None]:
-    """Install the verifier hook for the duration (and put back whatever was there)."""
-    from verify.hook import make_hook
-
-    old = pass_manager._VERIFY_HOOK[0]
-    pass_manager.set_verify_hook(make_hook())
-    try:
-        yield
-    finally:
-        pass_manager.set_verify_hook(old)
 
 
 def iree_stage(example: str, stage: str) -> Module:
@@ -45,11 +32,10 @@ def run(module: Module, *names: str) -> Module:
 def reject(module: Module, pass_name: str, broken: Callable[[Module], Module]) -> PassVerificationError:
     """Run `broken` as if it were `pass_name` with verification on; return the rejection."""
     info = PassInfo(pass_name, broken)
-    with verifying():
-        try:
-            run_pipeline(module, [(info, None)], verify="each")
-        except PassVerificationError as e:
-            return e
+    try:
+        run_pipeline(module, [(info, None)], hook=make_hook())
+    except PassVerificationError as e:
+        return e
     raise AssertionError(f"the verifier accepted the broken {pass_name}")
 
 

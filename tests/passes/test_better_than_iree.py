@@ -24,7 +24,6 @@ from pathlib import Path
 
 import pytest
 from timeline_check import HappensBefore, check_no_redundant_wait
-from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from stream.ir.attributes import UnitAttr
@@ -33,17 +32,17 @@ from stream.ir.spec import spec_of, view
 from stream.ir.walk import functions
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from verify.api import verify_module
+from verify.hook import make_hook
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRAMS = {"b_diamond": "diamond", "d_inplace": "inplace", "f_multidevice": "multidevice", "i_multidevice_overlap": "overlap"}
 
 
-pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def compiled(example: str) -> Module:
     path = ROOT / "bench" / "programs" / f"{PROGRAMS[example]}.mlir"
-    out, records = run_pipeline(ir.parse_module(path.read_text(), str(path)), parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    out, records = run_pipeline(ir.parse_module(path.read_text(), str(path)), parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     assert records[-1].report is not None and records[-1].report.ok
     return out
 
@@ -156,8 +155,8 @@ def test_a_host_await_counts_as_coverage() -> None:
     region never waits for the first on the device (propagate-timepoints already knew the host
     had it), yet runs after it."""
     module = ir.parse_module(HOST_THEN_DEVICE, "host.mlir")
-    before, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE[:-1])), verify="each")
-    after, records = run_pipeline(before, parse_pipeline("elide-timepoints"), verify="each")
+    before, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE[:-1])), hook=make_hook())
+    after, records = run_pipeline(before, parse_pipeline("elide-timepoints"), hook=make_hook())
     assert records[-1].report is not None and records[-1].report.ok
 
     def waits(m: Module) -> list[tuple[bool, bool]]:

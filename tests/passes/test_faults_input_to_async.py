@@ -4,7 +4,6 @@ must be rejected by the pipeline with verification, with the right class, naming
 from __future__ import annotations
 
 import pytest
-from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from stream.passes import PassVerificationError, parse_pipeline, run_pipeline
@@ -13,16 +12,16 @@ from stream.passes import elide_async_copies as elide
 from stream.passes import encode_tensors as enc
 from stream.passes import materialize_copy_on_write as cow
 from stream.passes import refine_usage as refine
+from verify.hook import make_hook
 
 PIPELINE = "convert-to-stream,encode-tensors,materialize-copy-on-write,elide-async-copies,refine-usage"
 
 
-pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def rejected(text: str) -> PassVerificationError:
     with pytest.raises(PassVerificationError) as info:
-        run_pipeline(ir.parse_module(text, "fault.mlir"), parse_pipeline(PIPELINE), verify="each")
+        run_pipeline(ir.parse_module(text, "fault.mlir"), parse_pipeline(PIPELINE), hook=make_hook())
     return info.value
 
 
@@ -41,7 +40,7 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 def test_the_correct_passes_verify() -> None:
     for text in (TWO_DEVICES, SLICE, IN_PLACE_ON_ARGUMENT, FORK, SAME_DEVICE_TRANSFER):
-        run_pipeline(ir.parse_module(text, "ok.mlir"), parse_pipeline(PIPELINE), verify="each")
+        run_pipeline(ir.parse_module(text, "ok.mlir"), parse_pipeline(PIPELINE), hook=make_hook())
 
 
 def test_convert_to_stream_without_transfers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -121,7 +120,7 @@ def test_copy_on_write_that_copies_on_the_wrong_device(monkeypatch: pytest.Monke
     # runs on @dev0, reading @dev1 memory without a transfer.
     from stream.ir.attributes import AffinityAttr
 
-    run_pipeline(ir.parse_module(ON_DEV1, "ok.mlir"), parse_pipeline(PIPELINE), verify="each")
+    run_pipeline(ir.parse_module(ON_DEV1, "ok.mlir"), parse_pipeline(PIPELINE), hook=make_hook())
 
     def clone_on_dev0(self, op, value, size):  # type: ignore[no-untyped-def]
         clone = self.b.create("stream.async.clone", {"source": value, "source_size": size, "result_size": size},

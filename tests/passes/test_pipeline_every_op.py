@@ -15,12 +15,12 @@ import re
 
 import numpy as np
 import pytest
-from verifier_faults import installed_verifier  # noqa: F401  (the fixture)
 
 import stream.ir as ir
 from runtime.api import run_module
 from runtime.reference import run_reference
 from stream.passes import DEFAULT_PIPELINE, PASSES, parse_pipeline, run_pipeline
+from verify.hook import make_hook
 
 EVERY_OP = """
 func.func @main(%n: index, %x: tensor<?x4xf32>, %t: tensor<8x4xf32> {iree.abi.consume}, %w: tensor<4x4xf32>, %i: index)
@@ -76,7 +76,6 @@ INPUT_OPS = (
 )
 
 
-pytestmark = pytest.mark.usefixtures("installed_verifier")
 
 
 def _args(seed: int) -> list[object]:
@@ -100,7 +99,7 @@ def test_the_program_uses_every_input_op() -> None:
 
 def test_every_input_op_compiles_with_every_pass_proved_and_runs_like_the_reference() -> None:
     module = ir.parse_module(EVERY_OP, "every_op.mlir")
-    compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     assert [r.name for r in records] == list(DEFAULT_PIPELINE)
     assert records[-1].report is not None and records[-1].report.ok
     assert not any(op.name.startswith("flow.") for top in compiled.ops for op in top.walk())
@@ -151,7 +150,7 @@ func.func @main(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 @pytest.mark.parametrize("kind", sorted(SELF_TIED))
 def test_a_writer_reading_what_it_overwrites_compiles_verified_at_the_end(kind: str) -> None:
     module = ir.parse_module(SELF_TIED[kind], f"{kind}.mlir")
-    compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="final")
+    compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook(), verify="final")
     assert records[-1].report.ok
     x = np.linspace(-1, 1, 16, dtype=np.float32).reshape((16,) if kind == "dispatch" else (4, 4))
     (expected,) = run_reference(module, [x.copy()], "main")
@@ -162,4 +161,4 @@ def test_a_writer_reading_what_it_overwrites_compiles_verified_at_the_end(kind: 
 @pytest.mark.parametrize("kind", sorted(SELF_TIED))
 def test_a_writer_reading_what_it_overwrites_compiles_with_every_pass_verified(kind: str) -> None:
     module = ir.parse_module(SELF_TIED[kind], f"{kind}.mlir")
-    run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())

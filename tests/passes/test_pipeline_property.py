@@ -21,7 +21,7 @@ import stream.ir as ir
 from runtime.api import run_module
 from runtime.reference import run_reference
 from stream.passes import DEFAULT_PIPELINE, PassVerificationError, parse_pipeline, run_pipeline
-from verify.hook import install
+from verify.hook import make_hook
 
 PIPELINE = parse_pipeline(",".join(DEFAULT_PIPELINE))
 
@@ -41,10 +41,9 @@ def _inputs(p: RandomProgram, seed: int) -> list[object]:
 @settings(max_examples=int(os.environ.get("PIPELINE_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(max_ops=24, devices=("dev0", "dev1", "dev2")))
 def test_random_programs_compile_with_every_pass_verified(p: RandomProgram) -> None:
-    install()
     module = ir.parse_module(p.text, "random.mlir")
     try:
-        compiled, records = run_pipeline(module, PIPELINE, verify="each")
+        compiled, records = run_pipeline(module, PIPELINE, hook=make_hook())
     except PassVerificationError as e:
         raise AssertionError(f"{e.pass_name} rejected on a random program:\n{e}\n{p.text}") from None
     assert [r.name for r in records] == list(DEFAULT_PIPELINE)
@@ -87,9 +86,8 @@ func.func @main(%arg0: tensor<4x1xf32>, %arg1: tensor<8x2xf32> {iree.abi.consume
 
 
 def test_an_unchanged_cmd_program_refines_itself() -> None:
-    install()
     module = ir.parse_module(UNDECIDED_IDENTITY, "undecided.mlir")
     before, _ = run_pipeline(module, PIPELINE[:9], verify="none")
-    after, records = run_pipeline(before, PIPELINE[9:10], verify="each")
+    after, records = run_pipeline(before, PIPELINE[9:10], hook=make_hook())
     assert ir.print_module(after) == ir.print_module(before)  # the pass changed nothing
     assert records[-1].report is not None and records[-1].report.ok

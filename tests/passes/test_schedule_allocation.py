@@ -367,14 +367,8 @@ util.func public @f(%arg0: !stream.resource<external>) -> !stream.resource<exter
 def test_the_alignment_option_sets_slice_offsets(alignment: int | None, slab: int, second: int) -> None:
     """Two 8-byte values live at once share a slab at offsets 0 and `alignment` (64 by default),
     and the slab size is rounded up to the alignment; the output is proved either way."""
-    from stream.passes.pass_manager import _VERIFY_HOOK
-
     options = "" if alignment is None else f"{{alignment={alignment}}}"
-    saved, _VERIFY_HOOK[0] = _VERIFY_HOOK[0], make_hook()
-    try:
-        out, records = run_pipeline(parse(TWO_LOCALS), parse_pipeline(f"schedule-allocation{options}"), verify="each")
-    finally:
-        _VERIFY_HOOK[0] = saved
+    out, records = run_pipeline(parse(TWO_LOCALS), parse_pipeline(f"schedule-allocation{options}"), hook=make_hook())
     assert records[-1].report.ok
     text = ir.print_module(out)
     assert re.search(rf"stream\.resource\.alloca uninitialized on\(#hal\.device\.affinity<@dev0>\) : !stream\.resource<transient>\{{%c{slab}\}}", text), text

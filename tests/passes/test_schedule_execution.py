@@ -20,7 +20,6 @@ from scheduling_helpers import (
     lower,
     reject,
     run,
-    verifying,
 )
 
 import stream.ir as ir
@@ -32,6 +31,7 @@ from stream.ir.equality import first_difference
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+from verify.hook import make_hook
 
 
 @pytest.mark.parametrize("example", EXAMPLES)
@@ -173,8 +173,7 @@ def test_flow_programs_compile_verified_and_run_race_free(name: str) -> None:
     among ready work) with the race detector must reproduce the reference interpreter."""
     text = FLOW_PROGRAMS[name]
     module = ir.parse_module(text, f"{name}.mlir")
-    with verifying():
-        compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    compiled, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=make_hook())
     assert [r.name for r in records] == list(DEFAULT_PIPELINE)
     f = functions(module)[0]
     rng = np.random.default_rng(7)

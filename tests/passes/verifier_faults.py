@@ -1,27 +1,13 @@
 """Fault injection for the cmd-level passes: run the per-pass verifier on a deliberately broken
-pass output and return what it rejects; and the fixture that installs the verifier for a test."""
+pass output and return what it rejects."""
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import pytest
 
 from stream.ir.core import Module
 from stream.passes import PassVerificationError
-from stream.passes.pass_manager import _VERIFY_HOOK
-from verify.hook import install, make_hook
-
-
-@pytest.fixture
-def installed_verifier() -> Iterator[None]:
-    """The per-pass verifier installed for one test (`run_pipeline(..., verify="each")`), and
-    whatever hook was installed before put back afterwards. Use it with
-    `pytestmark = pytest.mark.usefixtures("installed_verifier")` after importing it."""
-    saved = _VERIFY_HOOK[0]
-    install()
-    yield
-    _VERIFY_HOOK[0] = saved
+from verify.hook import make_hook
 
 
 def rejection(before: Module, after: Module, pass_name: str) -> set[str]:

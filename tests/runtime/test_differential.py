@@ -27,6 +27,7 @@ from runtime import run_module, run_reference
 from runtime.api import random_inputs, select_function
 from stream.ir.types import TensorType
 from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
+from verify.hook import make_hook
 
 pytestmark = pytest.mark.skipif(any(p not in PASSES for p in DEFAULT_PIPELINE), reason="the compile pipeline is incomplete")
 
@@ -34,22 +35,12 @@ pytestmark = pytest.mark.skipif(any(p not in PASSES for p in DEFAULT_PIPELINE), 
 EXAMPLES = sorted((HERE / "programs" / "input").glob("*.mlir"))
 
 
-def _verifier() -> bool:
-    try:
-        from verify.hook import install  # type: ignore[import-not-found]
-    except ImportError:
-        return False
-    install()
-    return True
-
-
 def compile_module(module: ir.Module) -> ir.Module:
     pipeline = parse_pipeline(",".join(DEFAULT_PIPELINE))
-    if _verifier():
-        try:
-            return run_pipeline(module, pipeline, verify="each")[0]
-        except PassVerificationError:
-            pass  # see the module docstring
+    try:
+        return run_pipeline(module, pipeline, hook=make_hook())[0]
+    except PassVerificationError:
+        pass  # see the module docstring
     return run_pipeline(module, pipeline, verify="none")[0]
 
 

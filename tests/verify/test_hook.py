@@ -120,10 +120,9 @@ def breaking_pass(no_refinement: None):  # type: ignore[no-untyped-def]
     del PASSES["test-drop-await"]
 
 
-def test_pipeline_with_installed_hook_raises(breaking_pass: str) -> None:
-    hook.install()
+def test_pipeline_given_the_hook_raises(breaking_pass: str) -> None:
     with pytest.raises(PassVerificationError) as caught:
-        run_pipeline(GOOD, parse_pipeline(breaking_pass))
+        run_pipeline(GOOD, parse_pipeline(breaking_pass), hook=hook.make_hook())
     assert caught.value.pass_name == breaking_pass
 
 
@@ -164,12 +163,11 @@ func.func @main(%arg0: tensor<1x1xf32>) -> tensor<1x1xf32> {
 
 
 def test_self_overlap_through_a_tie_is_not_binding_before_copy_on_write() -> None:
-    hook.install()
     module = parse(TWO_UPDATES_OF_ONE_ARGUMENT, "two_updates.mlir")
     stages = parse_pipeline("convert-to-stream,encode-tensors")
-    _, records = run_pipeline(module, stages, verify="each")
+    _, records = run_pipeline(module, stages, hook=hook.make_hook())
     deferred = [v for v in records[-1].report.violations if v.cls == "RACE_READ_AFTER_WRITE"]
     assert deferred and all("not yet binding" in v.text() for v in deferred)
     # The whole pipeline removes the alias (a clone of the argument) and proves every pass.
-    _, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), verify="each")
+    _, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook.make_hook())
     assert records[-1].report.ok

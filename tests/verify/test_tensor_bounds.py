@@ -10,7 +10,7 @@ from conftest import parse
 from stream.ir.core import Module
 from stream.passes import PassVerificationError, parse_pipeline, run_pipeline
 from verify import verify_module
-from verify.hook import install
+from verify.hook import make_hook
 
 TEMPLATE = """
 func.func @f(%n: index, %x: tensor<XTYPE>, %y: tensor<4x4xf32>, %u: tensor<2x4xf32>) -> (tensor<STYPE>, tensor<4x4xf32>, f32) {
@@ -71,8 +71,7 @@ def test_each_op_kind_is_checked_per_dim(indices: dict[str, str], line: int, wha
 
 
 def test_the_compile_error_points_at_the_input_program() -> None:
-    install()
     with pytest.raises(PassVerificationError) as caught:
-        run_pipeline(parse(program(STATIC, UROW="%c3"), "bounds.mlir"), parse_pipeline("convert-to-stream"), verify="each")
+        run_pipeline(parse(program(STATIC, UROW="%c3"), "bounds.mlir"), parse_pipeline("convert-to-stream"), hook=make_hook())
     text = str(caught.value)
     assert "OUT_OF_BOUNDS" in text and "bounds.mlir:9:" in text and "check the input op at this location" in text
