@@ -20,10 +20,13 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stream.ir.attributes import Attribute
 from stream.ir.types import Type
+
+if TYPE_CHECKING:
+    from stream.ir.diagnostics import SourceFile
 
 __all__ = [
     "Location",
@@ -40,11 +43,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """A position in a source file (1-based line and column)."""
+    """A position in a source file (1-based line and column), and the source text it points
+    into when it came from a parse (`source`, a `stream.ir.diagnostics.SourceFile`), so that a
+    diagnostic raised long after parsing quotes this module's line, not that of another text
+    parsed later under the same name. Equality and hashing are by position only."""
 
     file: str
     line: int
     col: int
+    source: SourceFile | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.col}"

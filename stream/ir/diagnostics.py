@@ -14,20 +14,18 @@ from stream.ir.core import Location
 
 __all__ = ["SourceFile", "Diagnostic", "DiagnosticError", "Note", "source_line"]
 
-# Sources read in this process, by name, so that a diagnostic raised long after parsing (by the
-# verifier or a pass) can still show the offending line.
-_SOURCES: dict[str, list[SourceFile]] = {}
-
-
 def source_line(location: Location) -> str | None:
-    for source in reversed(_SOURCES.get(location.file, [])):
-        if source.has_line(location.line):
-            return source.line_text(location.line)
-    return None
+    """The text of the line a location points at, from the source it carries (None for a
+    location made without one: a whole-file problem, a built op)."""
+    source = location.source
+    if source is None or not source.has_line(location.line):
+        return None
+    return source.line_text(location.line)
 
 
 class SourceFile:
-    """A named text with fast offset -> (line, column) mapping."""
+    """A named text with fast offset -> (line, column) mapping. Every location it makes carries
+    it, so the text lives exactly as long as something (a module, a diagnostic) points into it."""
 
     __slots__ = ("name", "text", "_line_starts", "line_offset")
 
@@ -43,14 +41,10 @@ class SourceFile:
             starts.append(pos + 1)
             pos = find("\n", pos + 1)
         self._line_starts = starts
-        chunks = _SOURCES.setdefault(name, [])
-        chunks.append(self)
-        if len(chunks) > 64:  # bound memory in long-running processes (tests)
-            del chunks[0]
 
     def location(self, offset: int) -> Location:
         line = bisect.bisect_right(self._line_starts, offset) - 1
-        return Location(self.name, line + 1 + self.line_offset, offset - self._line_starts[line] + 1)
+        return Location(self.name, line + 1 + self.line_offset, offset - self._line_starts[line] + 1, self)
 
     def has_line(self, line: int) -> bool:
         return 0 <= line - 1 - self.line_offset < len(self._line_starts)

@@ -504,7 +504,7 @@ class Parser(AttrParser):
                 mod.loc,
                 mod.location,
             )
-        return Module(tuple(ops), aliases=aliases, location=Location(self.source.name, 1 + self.source.line_offset, 1))
+        return Module(tuple(ops), aliases=aliases, location=Location(self.source.name, 1 + self.source.line_offset, 1, self.source))
 
     def _is_alias_definition(self) -> bool:
         saved = (self.lexer.pos, self.lexer._peeked)
