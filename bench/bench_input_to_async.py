@@ -12,7 +12,6 @@ cyclic garbage collector off, peak memory of the whole chain) for the sizes aske
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import platform
 import random
@@ -21,6 +20,7 @@ import time
 import tracemalloc
 
 import stream.ir as ir
+from stream.ir.gc_pause import paused_gc
 from stream.passes import PASSES
 
 PASSES_A = ("convert-to-stream", "encode-tensors", "materialize-copy-on-write", "elide-async-copies", "refine-usage")
@@ -67,11 +67,8 @@ def run(n: int, repeat: int) -> list[tuple[str, float]]:
 def total_without_gc(n: int, repeat: int) -> float:
     """The whole chain with Python's cyclic garbage collector off (it scans the live module
     again and again, which is most of the growth from 1k to 10k)."""
-    gc.disable()
-    try:
+    with paused_gc():
         return sum(t for _, t in run(n, repeat))
-    finally:
-        gc.enable()
 
 
 def peak_memory(n: int) -> float:

@@ -14,12 +14,8 @@ signal fence when the program signals it with `stream.timepoint.chain_external`)
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +35,7 @@ from runtime.trace import Tracer
 from runtime.values import DEFAULT_MAX_INPUT_BYTES, BufferView, InputError, check_size, ir_element_type
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.gc_pause import paused_gc
 from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType, TensorType
 from stream.ir.verifier import function_level
 from stream.ir.walk import Function, constant_int, defining_ops, functions
@@ -145,7 +142,9 @@ def run_module(
     start = time.perf_counter()
     results: list[Any] = []
     try:
-        with _gc_paused():
+        # A run allocates thousands of short-lived objects (commands, views, submissions,
+        # semaphores) that reference counting frees; collections would walk the whole module.
+        with paused_gc():
             raw = session.call(f.name, args)
             observer = dict(races.host_clock) if races is not None else None
 
@@ -167,34 +166,6 @@ def run_module(
     if isinstance(trace, (str, Path)) and tracer is not None:
         tracer.write(trace)
     return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer, list(f.type.results))
-
-
-_GC_LOCK = threading.Lock()
-_GC_RUNS = 0  # runs in progress that paused the collector
-_GC_WAS_ENABLED = True
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while runs are in progress (restored by the last).
-
-    A run allocates thousands of short-lived objects (commands, views, submissions, semaphores)
-    that reference counting frees, and every collection they trigger walks the whole parsed
-    module: about 15% of a run of a 1000-dispatch program (bench/bench_runtime.py).
-    """
-    global _GC_RUNS, _GC_WAS_ENABLED
-    with _GC_LOCK:
-        if _GC_RUNS == 0:
-            _GC_WAS_ENABLED = gc.isenabled()
-            gc.disable()
-        _GC_RUNS += 1
-    try:
-        yield
-    finally:
-        with _GC_LOCK:
-            _GC_RUNS -= 1
-            if _GC_RUNS == 0 and _GC_WAS_ENABLED:
-                gc.enable()
 
 
 def _completion(session: Session, races: RaceDetector, f: Function, host_at_return: dict[int, float]) -> None:

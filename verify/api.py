@@ -15,11 +15,11 @@ failure with a Z3-built counterexample (`verify.witness`, `verify.explain`).
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Iterable
 
 from stream.ir.core import Module
+from stream.ir.gc_pause import paused_gc
 from stream.ir.parser import parse_module
 from stream.ir.walk import Function, functions
 from verify.discharge import DEFAULT_RLIMIT, Decider, Stats
@@ -54,13 +54,8 @@ def verify_module(
         raise ValueError(f"smt must be 'pruned' or 'full', not {smt!r}")
     # The model is millions of small acyclic objects: the cyclic collector would rescan them
     # again and again (half the time on large programs). Pause it; it runs again afterwards.
-    paused = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _verify_module(module, smt, rlimit, smt_dump, function, witnesses, file)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _verify_module(

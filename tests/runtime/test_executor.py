@@ -232,7 +232,7 @@ def test_kernels_get_read_only_inputs_and_writable_outputs(check_races: bool) ->
 
 
 def test_a_run_restores_the_garbage_collector() -> None:
-    """run_module pauses the cyclic GC while it runs (api._gc_paused) and must leave it as it
+    """run_module pauses the cyclic GC while it runs (stream.ir.gc_pause.paused_gc) and must leave it as it
     found it: on, after a run that succeeded or failed; off, if the caller had turned it off."""
     import gc
 

@@ -38,10 +38,7 @@ verdict unknown.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import z3
@@ -49,6 +46,7 @@ import z3
 from stream.ir.core import Location, Module, Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.equality import ops_equal
+from stream.ir.gc_pause import paused_gc
 from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function, function, functions
@@ -80,23 +78,8 @@ def check_refinement(
     (multi-block functions, scf regions, a named function that does not exist).
     `skip_unchanged` (the per-pass hook sets it) takes a function that is `before`'s own, up to
     renaming, over unchanged executables, as refining it without executing either."""
-    with _no_gc():
+    with paused_gc():  # millions of small acyclic terms: see stream.ir.gc_pause
         return _check(before, after, function, rlimit, max_cases, skip_unchanged)
-
-
-@contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector during a check: the check allocates millions of
-    small acyclic objects (terms), and collections that rescan the two modules' op graphs took
-    almost half of the time on 10k-dispatch programs. Reference counting still frees memory; the
-    collector's previous state is restored afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _check(before: Module, after: Module, function: str | None, rlimit: int, max_cases: int, skip_unchanged: bool) -> RefinementReport:
