@@ -27,6 +27,7 @@ from verify.explain import deadlock_violation, make_violation
 from verify.hb import HappensBefore
 from verify.model import build_model
 from verify.obligations import generate
+from verify.properties import property_class
 from verify.report import FunctionSummary, Namer, Report, Unknown, Violation
 from verify.witness import build_witness
 
@@ -104,7 +105,7 @@ def verify_function(
         if verdict.status == "unknown":
             report.unknowns.append(Unknown(f.name, ob.cls, where, verdict.reason))
             continue
-        key = (ob.cls, id(ob.first), id(ob.second), id(ob.alloc), ob.detail if ob.cls in ("OUT_OF_BOUNDS", "PACK_OVERLAP") else "")
+        key = (ob.cls, id(ob.first), id(ob.second), id(ob.alloc), ob.detail if property_class(ob.cls).per_detail else "")
         if key in found:
             found[key].duplicates += 1
             continue

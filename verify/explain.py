@@ -14,6 +14,7 @@ from verify.discharge import Verdict
 from verify.events import Site
 from verify.model import Access, FunctionModel
 from verify.obligations import Obligation
+from verify.properties import property_class
 from verify.report import Namer, OpRef, Violation
 from verify.symbolic import Expr
 from verify.witness import Witness
@@ -80,8 +81,9 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
         if byte_range is not None:
             on += f" bytes [{byte_range[0]}, {byte_range[1]})"
     cls = ob.cls
+    wording = property_class(cls).message
     r = ob.range_check
-    if cls == "OUT_OF_BOUNDS" and r is not None:
+    if wording == "range" and r is not None:
         off = model.symbols.evaluate(r.offset, values) if _known(r.offset, values) else None
         end = model.symbols.evaluate(r.offset + r.length, values) if _known(r.offset + r.length, values) else None
         size = fmt_expr(r.size, model, names, values)
@@ -96,7 +98,7 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
         if cls == "MISSED_WAIT":
             return f"{ob.second.name} uses {v} without a wait that covers {ob.first.name}, which produces it"
         return f"{ob.second.name} uses {v}, which {ob.first.name} produces, with nothing ordering them"
-    if cls in ("DOUBLE_FREE", "LEAK", "PACK_OVERLAP", "AFFINITY_MISMATCH", "BORROWED_INPUT_MUTATED") or ob.detail:
+    if wording == "detail" or ob.detail:
         sep = ": " if on else ""
         return f"{on}{sep}{ob.detail}" if ob.detail else on
     return on
@@ -143,7 +145,7 @@ def make_violation(
         if atom.kind in ("argument", "pack_offset", "pack_total", "opaque", "argument_size") and atom.value is not None:
             symbols[names(atom.value)] = value
     v = Violation(
-        ob.cls, ob.severity, model.func.name, _message(model, ob, names, values, byte_range), primary, ops, alloc, byte_range,
+        ob.cls, property_class(ob.cls).severity, model.func.name, _message(model, ob, names, values, byte_range), primary, ops, alloc, byte_range,
         witness, {k: int(x) for k, x in symbols.items()}, rule=ob.rule,
     )
     if witness is not None:
@@ -168,4 +170,4 @@ def deadlock_violation(model: FunctionModel, cycle: list[int], names: Namer) -> 
             ops.append(OpRef("waits on" if not ops else "then", f"{site.op.name} ({unit.name})", site.op.location, _context(model, site)))
     primary = ops[0].location if ops else model.func.op.location
     msg = "a wait can never be satisfied: " + " -> ".join(units[u].name for u in cycle) + " -> (back to the first)"
-    return Violation("DEADLOCK", "error", model.func.name, msg, primary, ops)
+    return Violation("DEADLOCK", property_class("DEADLOCK").severity, model.func.name, msg, primary, ops)

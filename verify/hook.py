@@ -31,11 +31,13 @@ from stream.ir.verifier import function_level, structural_diagnostics
 from stream.ir.walk import functions
 from verify.api import verify_module
 from verify.discharge import DEFAULT_RLIMIT
+from verify.properties import PROPERTIES, property_class
 from verify.report import OpRef, Report, Unknown, Violation
 
 __all__ = ["make_hook", "refinement_findings", "ALLOCATION_CLASSES"]
 
-ALLOCATION_CLASSES = frozenset({"BORROWED_INPUT_MUTATED", "LEAK", "DOUBLE_FREE"})
+# Classes recognised across a pass by their allocation, not their ops (a pass may move the ops).
+ALLOCATION_CLASSES = frozenset(p.name for p in PROPERTIES if p.identity == "allocation")
 COW_PASS = "materialize-copy-on-write"
 
 Checker = Callable[..., Any]
@@ -60,10 +62,11 @@ def refinement_findings(
         return [], [Unknown(function or "*", "VALUE_MISMATCH", e.diagnostic.location, f"refinement cannot check this input: {e.diagnostic.message}")]
     violations = []
     for m in report.mismatches:
+        klass = getattr(m, "klass", "VALUE_MISMATCH")
         where = m.location if m.location is not None else after.location
         span = f" at bytes [{m.byte_range[0]}, {m.byte_range[1]})" if m.byte_range else ""
         v = Violation(
-            getattr(m, "klass", "VALUE_MISMATCH"), "error", m.function, f"{m.what} differs{span}", where,
+            klass, property_class(klass).severity, m.function, f"{m.what} differs{span}", where,
             [OpRef("first diverging op", m.op or "?", where, "")], symbols=dict(m.example),
         )
         v.notes = [f"after:  {m.after}", f"before: {m.before}"] + ([f"why: {m.message}"] if m.message else [])

@@ -56,7 +56,6 @@ class Obligation:
     detail: str = ""
     rule: str = ""
     op: Op | None = None
-    severity: str = "error"
     extra: tuple[int, ...] = ()  # DEADLOCK: the units on the cycle; PACK_OVERLAP: the slices
     targets: tuple[Site, ...] = ()  # order_any: `first` must end before one of these starts
     groups: tuple[tuple[Access, ...], tuple[Access, ...]] = ((), ())  # pack: the two slices' accesses
@@ -222,7 +221,7 @@ def frees(model: FunctionModel) -> Iterator[Obligation]:
     for alloc in model.storage.allocations:
         if alloc.owned and alloc.lifetime is Lifetime.TRANSIENT and alloc.id not in freed and alloc.id not in model.escapes:
             yield Obligation(
-                "LEAK", "fact", model.allocas.get(alloc.id), None, alloc=alloc, roles=("alloca", ""), severity="warning",
+                "LEAK", "fact", model.allocas.get(alloc.id), None, alloc=alloc, roles=("alloca", ""),
                 detail="the transient allocation is never freed",
                 op=alloc.op,
             )

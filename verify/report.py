@@ -14,17 +14,12 @@ from typing import Any
 
 from stream.ir.core import Location, Module, Value
 from verify.discharge import Stats
+from verify.properties import CLASSES  # the property classes, in the order users see them
 from verify.witness import Witness
 
 __all__ = ["OpRef", "Violation", "Unknown", "FunctionSummary", "Report", "CLASSES", "SCHEMA_VERSION"]
 
 SCHEMA_VERSION = 1
-
-CLASSES = (
-    "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "USE_BEFORE_ALLOC", "USE_AFTER_FREE",
-    "DOUBLE_FREE", "LEAK", "MISSED_WAIT", "DEADLOCK", "AFFINITY_MISMATCH", "OUT_OF_BOUNDS", "PACK_OVERLAP",
-    "BORROWED_INPUT_MUTATED", "VALUE_MISMATCH",
-)
 
 
 @dataclass(slots=True)

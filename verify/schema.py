@@ -19,22 +19,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from verify.properties import PROPERTIES
+
 __all__ = ["REPORT_SCHEMA", "REPORTS_SCHEMA", "validate", "SchemaError"]
 
 _LOC = {"type": "object", "required": ["file", "line", "col"], "properties": {
     "file": {"type": "string"}, "line": {"type": "integer"}, "col": {"type": "integer"}}}
 
-_CLASS = {"enum": [
-    "RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "USE_BEFORE_ALLOC", "USE_AFTER_FREE",
-    "DOUBLE_FREE", "LEAK", "MISSED_WAIT", "DEADLOCK", "AFFINITY_MISMATCH", "OUT_OF_BOUNDS", "PACK_OVERLAP",
-    "BORROWED_INPUT_MUTATED", "VALUE_MISMATCH",
-]}
+# The classes and severities come from their records (verify.properties).
+_CLASS = {"enum": [p.name for p in PROPERTIES]}
+_SEVERITY = {"enum": sorted({p.severity for p in PROPERTIES})}
 
 _VIOLATION = {"type": "object", "required": [
     "class", "severity", "function", "message", "location", "ops", "allocation", "bytes", "symbols", "introduced_by",
     "pre_existing", "rule", "duplicates", "notes", "witness"], "properties": {
     "class": _CLASS,
-    "severity": {"enum": ["error", "warning"]},
+    "severity": _SEVERITY,
     "function": {"type": "string"},
     "message": {"type": "string"},
     "location": _LOC,
@@ -73,7 +73,8 @@ REPORT_SCHEMA: dict[str, Any] = {
             "additionalProperties": {"type": "integer"}},
         "functions": {"type": "array", "items": {"type": "object", "required": ["name", "level", "obligations", "seconds", "note"]}},
         "violations": {"type": "array", "items": _VIOLATION},
-        "unknowns": {"type": "array", "items": {"type": "object", "required": ["function", "class", "location", "reason"]}},
+        "unknowns": {"type": "array", "items": {"type": "object", "required": ["function", "class", "location", "reason"],
+                                                "properties": {"class": _CLASS}}},
     },
 }
 

@@ -1,9 +1,10 @@
 """streamproof verify: prove a program free of hazards, use-after-free and missed waits.
 
-Checks a program at the tensor, async or cmd level as given (IREE dumps included): races
-(RACE_READ_AFTER_WRITE/WRITE_AFTER_READ/WRITE_AFTER_WRITE), USE_BEFORE_ALLOC, USE_AFTER_FREE,
-DOUBLE_FREE, LEAK (warning), MISSED_WAIT, DEADLOCK, AFFINITY_MISMATCH, OUT_OF_BOUNDS,
-PACK_OVERLAP, BORROWED_INPUT_MUTATED; with --refines, also VALUE_MISMATCH against BEFORE.
+Checks a program at the tensor, async or cmd level as given (IREE dumps included) for the
+property classes below; VALUE_MISMATCH only with --refines (against BEFORE).
+
+property classes:
+{classes}
 
 examples:
   streamproof verify tests/data/iree/b_diamond/generic/10_elide_timepoints.generic.mlir
@@ -27,8 +28,9 @@ from typing import Any
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
+from verify.properties import help_text
 
-HELP = __doc__ or ""
+HELP = (__doc__ or "").replace("{classes}", help_text())  # the list comes from the class records
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
