@@ -32,7 +32,7 @@ from runtime.reference import run_reference
 from runtime.scheduler import Scheduler
 from runtime.semaphore import Fence
 from runtime.trace import Tracer
-from runtime.values import DEFAULT_MAX_INPUT_BYTES, BufferView, InputError, check_size, ir_element_type
+from runtime.values import DEFAULT_MAX_INPUT_BYTES, BufferView, InputError, check_holdable, check_size, ir_element_type
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.gc_pause import paused_gc
@@ -128,6 +128,7 @@ def run_module(
     if level not in ("cmd", None):
         raise DiagnosticError.at(f.op.location, f"@{f.name} is at the {level} level; the executor runs cmd-level programs. Compile it "
                                "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
+    check_holdable(module, f.name)
     tracer = trace if isinstance(trace, Tracer) else (Tracer() if trace else None)
     races = RaceDetector() if check_races else None
     if isinstance(driver, Scheduler):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, Type
+from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
 
 __all__ = [
     "POISON",
@@ -31,6 +31,7 @@ __all__ = [
     "ResourceRef",
     "DevicePool",
     "dtype_of",
+    "HOLDABLE",
     "tensor_nbytes",
     "MemoryFault",
 ]
@@ -39,27 +40,39 @@ POISON = 0xFF
 _ids = itertools.count(1)
 
 _FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+_COMPLEX = {"f32": np.complex64, "f64": np.complex128}
 _INTS = {8: (np.int8, np.uint8), 16: (np.int16, np.uint16), 32: (np.int32, np.uint32), 64: (np.int64, np.uint64)}
+
+
+HOLDABLE = "i1, i8, i16, i32, i64 (signless, si or ui), f16, f32, f64, complex<f32>, complex<f64> and index"
 
 
 @functools.lru_cache(maxsize=256)
 def dtype_of(t: Type) -> np.dtype:
-    """The numpy dtype that stores an element of type `t` (i1 takes a byte, as in IREE)."""
+    """The numpy dtype that stores an element of type `t` (i1 takes a byte, as in IREE;
+    complex<f32> is numpy's complex64: the real part, then the imaginary part). Any other type
+    (bf16, f8E4M3FN, i4, i128, complex<i32>, ...) raises TypeError: the executor cannot hold it, and
+    `runtime.values.check_holdable` refuses such a program before it runs."""
     if isinstance(t, FloatType):
         dt = _FLOATS.get(t.name)
         if dt is None:
-            raise TypeError(f"element type {t} has no numpy equivalent (supported floats: f16, f32, f64)")
+            raise TypeError(f"element type {t} has no numpy equivalent (the executor holds {HOLDABLE})")
         return np.dtype(dt)
+    if isinstance(t, ComplexType):
+        part = t.element
+        if isinstance(part, FloatType) and part.name in _COMPLEX:
+            return np.dtype(_COMPLEX[part.name])
+        raise TypeError(f"element type {t} has no numpy equivalent (the executor holds {HOLDABLE})")
     if isinstance(t, IntegerType):
         if t.width == 1:
             return np.dtype(np.bool_)
         pair = _INTS.get(t.width)
         if pair is None:
-            raise TypeError(f"element type {t} has no numpy equivalent")
+            raise TypeError(f"element type {t} has no numpy equivalent (the executor holds {HOLDABLE})")
         return np.dtype(pair[1] if t.signedness == "u" else pair[0])
     if isinstance(t, IndexType):
         return np.dtype(np.int64)
-    raise TypeError(f"type {t} is not a scalar element type")
+    raise TypeError(f"type {t} is not a scalar element type (the executor holds {HOLDABLE})")
 
 
 def tensor_nbytes(t: TensorType, shape: tuple[int, ...]) -> int:

@@ -13,12 +13,12 @@ import numpy as np
 
 from runtime.memory import dtype_of
 from runtime.values import dense_to_numpy
-from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr
+from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import FloatType, IntegerType, Type
 
-__all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS"]
+__all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS", "complex_constant"]
 
 
 def host_value_of_constant(attr: Attribute, t: Type) -> Any:
@@ -107,11 +107,24 @@ def eval_arith(op: Op, args: list[Any]) -> Any:
         return np.array(args[0], dtype=dtype_of(t))[()]  # type: ignore[arg-type]
     if op.name in ("arith.fptosi", "arith.fptoui"):
         return _wrap(int(args[0]), t)  # type: ignore[arg-type]
-    if op.name == "arith.bitcast":
+    if op.name in ("arith.bitcast", "complex.bitcast"):  # complex<f32> <-> i64: the real part is the low half
         return np.array(args[0], dtype=dtype_of(op.operands[0].type)).view(dtype_of(t))[()]  # type: ignore[arg-type]
+    if op.name == "complex.constant":
+        return np.array(complex_constant(op), dtype=dtype_of(t))[()]  # type: ignore[arg-type]
+    if op.name == "complex.create":
+        return np.array(complex(float(args[0]), float(args[1])), dtype=dtype_of(t))[()]  # type: ignore[arg-type]
     raise DiagnosticError.at(op.location, f"'{op.name}' cannot be evaluated at run time")
 
 
 ARITH_OPS = frozenset({*_INT_BINARY, *_FLOAT_BINARY, "arith.select", "arith.index_cast", "arith.index_castui", "arith.extsi",
                        "arith.trunci", "arith.extui", "arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf",
-                       "arith.fptosi", "arith.fptoui", "arith.bitcast"})
+                       "arith.fptosi", "arith.fptoui", "arith.bitcast", "complex.constant", "complex.bitcast", "complex.create"})
+
+
+def complex_constant(op: Op) -> complex:
+    """The value of `complex.constant [re : f32, im : f32] : complex<f32>`."""
+    value = op.properties.get("value")
+    parts = value.elements if isinstance(value, ArrayAttr) else ()
+    if len(parts) != 2 or not all(isinstance(p, (FloatAttr, IntegerAttr)) for p in parts):
+        raise DiagnosticError.at(op.location, f"complex.constant takes [real, imaginary], not {value}")
+    return complex(float(parts[0].value), float(parts[1].value))  # type: ignore[attr-defined]

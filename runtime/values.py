@@ -10,6 +10,13 @@
   C's `%G`, at most `max_elements` elements (then `...`), scalars as `i32=7`.
 * `element_type_code` is IREE's `iree_hal_element_type_t` encoding (numerical type << 24 | bits),
   used by `hal.element_type` and `hal.buffer_view.assert`.
+* `check_holdable` refuses, before anything runs, a program using an element type the executor
+  cannot hold (`runtime.memory.HOLDABLE`): a `file:line:col` diagnostic naming the type and the op.
+
+Complex elements (`complex<f32>`, `complex<f64>`; numpy's complex64 and complex128) are written
+as Python and numpy write them: `4xcomplex<f32>=1+2j`, `2xcomplex<f64>=[1-1j 0.5j]`, `3` (a real
+number); IREE's own spelling of the type, `cf64` / `cf128` (the bits of both parts), is read too.
+Results print the same way (`1+2j`, each part with C's `%G`).
 """
 
 from __future__ import annotations
@@ -22,9 +29,30 @@ from typing import Any
 
 import numpy as np
 
-from runtime.memory import dtype_of
-from stream.ir.attributes import DenseAttr
-from stream.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, INDEX, FloatType, IndexType, IntegerType, TensorType, Type
+from runtime.memory import HOLDABLE, dtype_of
+from stream.ir.attributes import DenseAttr, SymbolRefAttr
+from stream.ir.core import Module
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.element_types import describe, uses
+from stream.ir.types import (
+    COMPLEX64,
+    COMPLEX128,
+    F16,
+    F32,
+    F64,
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    INDEX,
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    TensorType,
+    Type,
+)
 
 __all__ = [
     "BufferView",
@@ -38,6 +66,7 @@ __all__ = [
     "element_type_code",
     "ir_element_type",
     "parse_element_type",
+    "check_holdable",
 ]
 
 
@@ -65,11 +94,16 @@ class BufferView:
 
 
 # -- element types ---------------------------------------------------------------------------------
-_NUMERICAL = {"i": 0x10, "si": 0x11, "ui": 0x12, "bool": 0x13, "f": 0x21, "bf": 0x22}
+# IREE's iree_hal_numerical_type_t (runtime/src/iree/hal/buffer_view.h): integer 0x10 (signed 0x11,
+# unsigned 0x12, boolean 0x13), float 0x20 (IEEE 0x21, brain 0x22, complex 0x23).
+_NUMERICAL = {"i": 0x10, "si": 0x11, "ui": 0x12, "bool": 0x13, "f": 0x21, "bf": 0x22, "cf": 0x23}
 
 
 def element_type_code(t: Type) -> int:
-    """IREE's element type code: (numerical type << 24) | bit count."""
+    """IREE's element type code: (numerical type << 24) | bit count. A complex number counts both
+    parts: complex<f32> is IREE_HAL_ELEMENT_TYPE_COMPLEX_FLOAT_64 (0x23000040)."""
+    if isinstance(t, ComplexType) and isinstance(t.element, FloatType) and t.element.name in ("f32", "f64"):
+        return (_NUMERICAL["cf"] << 24) | t.width
     if isinstance(t, IntegerType):
         if t.width == 1:
             return (_NUMERICAL["bool"] << 24) | 8
@@ -86,6 +120,7 @@ _DTYPE_TO_TYPE = {
     np.dtype(np.int8): I8, np.dtype(np.int16): I16, np.dtype(np.int32): I32, np.dtype(np.int64): I64,
     np.dtype(np.uint8): IntegerType(8, "u"), np.dtype(np.uint16): IntegerType(16, "u"),
     np.dtype(np.uint32): IntegerType(32, "u"), np.dtype(np.uint64): IntegerType(64, "u"),
+    np.dtype(np.complex64): COMPLEX64, np.dtype(np.complex128): COMPLEX128,
 }
 
 
@@ -96,10 +131,17 @@ def ir_element_type(dtype: np.dtype) -> Type:
     return t
 
 
+_COMPLEX_NAMES = {"complex<f32>": COMPLEX64, "complex<f64>": COMPLEX128, "cf64": COMPLEX64, "cf128": COMPLEX128}
+
+
 def parse_element_type(text: str) -> Type:
+    """An `--input` element type: f32, i32, i1, ui8, ..., complex<f32> (or IREE's spelling cf64,
+    which counts the bits of both parts), complex<f64> (cf128)."""
+    if text in _COMPLEX_NAMES:
+        return _COMPLEX_NAMES[text]
     m = re.fullmatch(r"(f|bf|i|si|ui)(\d+)", text)
     if m is None:
-        raise InputError(f"unknown element type '{text}' (expected e.g. f32, i32, i1, ui8)")
+        raise InputError(f"unknown element type '{text}' (expected e.g. f32, i32, i1, ui8, complex<f32>)")
     kind, width = m.group(1), int(m.group(2))
     t: Type = FloatType(f"{kind}{width}") if kind in ("f", "bf") else IntegerType(width, {"i": "", "si": "s", "ui": "u"}[kind])
     try:
@@ -107,6 +149,37 @@ def parse_element_type(text: str) -> Type:
     except TypeError as e:
         raise InputError(str(e)) from None
     return t
+
+
+def _called(module: Module, name: str) -> set[str]:
+    """`name` and every function it calls, transitively (util.call / func.call callees)."""
+    by_name = {getattr(op.properties.get("sym_name"), "value", None): op for op in module.ops}
+    seen, todo = {name}, [name]
+    while todo:
+        fn = by_name.get(todo.pop())
+        if fn is None:
+            continue
+        for op in fn.walk():
+            callee = op.properties.get("callee")
+            if isinstance(callee, SymbolRefAttr) and callee.root not in seen:
+                seen.add(callee.root)
+                todo.append(callee.root)
+    return seen
+
+
+def check_holdable(module: Module, function: str) -> None:
+    """Refuse (DiagnosticError, exit 2) a program whose function `function`, or a function it
+    calls, uses an element type the executor has no numpy dtype for (bf16, f8E4M3FN, i4, i128,
+    complex<i32>, a timepoint or another dialect's type as an element, ...), before any work: the
+    diagnostic points at the op using it and names the type and how it is used."""
+    names = _called(module, function)
+    for use in uses(module, names, scalars=True):
+        try:
+            dtype_of(use.element)
+        except TypeError:
+            kind = "elements" if isinstance(use.type, TensorType) else "values"
+            raise DiagnosticError.at(use.op.location, f"`streamproof run` cannot hold {kind} of type {use.element}{describe(use)}: "
+                                     f"the executor holds {HOLDABLE}") from None
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -132,6 +205,8 @@ def dense_to_numpy(attr: DenseAttr) -> np.ndarray:
         if arr.size == 1 and count != 1:
             return np.full(shape, arr[0], dtype=dtype)
         return arr.reshape(shape).copy()
+    # A complex element is written `(re,im)`: its parts are read as numbers of the part type and paired.
+    part = np.dtype(np.float32 if dtype == np.complex64 else np.float64) if dtype.kind == "c" else dtype
     values: list[Any] = []
     pos = 0
     while pos < len(body):
@@ -145,10 +220,14 @@ def dense_to_numpy(attr: DenseAttr) -> np.ndarray:
             values.append(boolean == "true")
         elif number is not None and number.startswith("0x"):
             bits = int(number, 16)  # a float written as its bit pattern, or a hex integer
-            values.append(np.array(bits, dtype=f"u{dtype.itemsize}").view(dtype).item() if dtype.kind == "f" else bits)
+            values.append(np.array(bits, dtype=f"u{part.itemsize}").view(part).item() if part.kind == "f" else bits)
         elif number is not None:
-            values.append(float(number) if dtype.kind == "f" else int(float(number)))
+            values.append(float(number) if part.kind == "f" else int(float(number)))
         pos = m.end()
+    if dtype.kind == "c":
+        if len(values) % 2:
+            raise InputError(f"dense constant <{attr.body}> of {t} has an odd number of parts (each element is (re,im))")
+        values = [complex(re, im) for re, im in zip(values[::2], values[1::2])]
     if len(values) == 1:
         return np.full(shape, values[0], dtype=dtype)
     arr = np.array(values, dtype=dtype)
@@ -184,7 +263,7 @@ def check_size(what: str, nbytes: int, max_bytes: int | None, hint: str = "", us
 
 
 def parse_input(text: str, base: Path | None = None, max_bytes: int | None = None,
-                used: int = 0) -> np.ndarray | int | float | bool:
+                used: int = 0) -> np.ndarray | int | float | bool | complex:
     """One `--input` value (see module docstring). Returns an array for shaped values and a Python
     scalar for scalars (`7`, `i32=7`). Every element must fit its type (`5xi8=300` is an
     InputError, not a wrapped value), and a value above `max_bytes` is refused before it is
@@ -239,7 +318,7 @@ def _looks_like_number(text: str) -> bool:
     return bool(_FLOAT.fullmatch(text)) or text in ("true", "false")
 
 
-def _scalar(text: str, etype: Type | None) -> int | float | bool:
+def _scalar(text: str, etype: Type | None) -> int | float | bool | complex:
     text = text.strip()
     if etype is None:
         if text in ("true", "false"):
@@ -253,8 +332,31 @@ def _scalar(text: str, etype: Type | None) -> int | float | bool:
     return value.item() if isinstance(value, np.generic) else value
 
 
+_PART = r"(?:[0-9]+\.?[0-9]*(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?|inf(?:inity)?|nan)"
+_COMPLEX = re.compile(rf"\(?[-+]?(?:{_PART}(?:[-+]{_PART}?j)?|{_PART}?j)\)?", re.IGNORECASE)
+
+
+def _complex_element(tok: str, etype: Type, dtype: np.dtype, text: str) -> complex:
+    """`1+2j`, `-0.5j`, `3`, `(1-2j)`, `nan+infj`: Python's (and numpy's) complex literal."""
+    try:
+        if not _COMPLEX.fullmatch(tok):
+            raise ValueError
+        value = complex(tok)
+    except ValueError:
+        raise InputError(f"cannot read the elements of '{text}' as {etype} ('{tok}'; write a complex number as 1+2j, "
+                         "-0.5j or 3)") from None
+    largest = float(np.finfo(dtype).max)
+    for part in (value.real, value.imag):
+        overflowed = math.isinf(part) and "inf" not in tok.lower()  # 1e999 overflows to inf: out of range
+        if overflowed or (math.isfinite(part) and abs(part) > largest):
+            raise InputError(f"{tok} in '{text}' is out of range for {etype} (largest finite part {largest:G})")
+    return value
+
+
 def _element(tok: str, etype: Type, dtype: np.dtype, text: str) -> Any:
     """One element of type `etype`, checked to fit: an InputError names the value and the range."""
+    if dtype.kind == "c":
+        return _complex_element(tok, etype, dtype, text)
     if dtype.kind == "b":
         if tok in ("1", "true"):
             return True
@@ -278,14 +380,18 @@ def _element(tok: str, etype: Type, dtype: np.dtype, text: str) -> Any:
     return value
 
 
+# `4x8xf32`: the dims (each followed by `x`) and the element type, which may itself contain an `x`
+# (`index`: 64-bit, as results print; `complex<f32>`).
+_HEAD = re.compile(r"((?:[^x]*x)*?)(index|complex<[^<>]*>|[^x]*)")
+
+
 def _shape_and_type(head: str) -> tuple[tuple[int, ...], Type]:
-    if head == "index" or head.endswith("xindex"):  # `index=5`, `4xindex=1`: 64-bit, as results print
-        parts = [*head[: -len("index")].rstrip("x").split("x"), "index"] if head != "index" else ["index"]
-    else:
-        parts = head.split("x")
-    etype = INDEX if parts[-1] == "index" else parse_element_type(parts[-1])
+    m = _HEAD.fullmatch(head)
+    if m is None:
+        raise InputError(f"invalid shape in '{head}' (expected e.g. 4x8xf32)")
+    etype = INDEX if m.group(2) == "index" else parse_element_type(m.group(2))
     dims: list[int] = []
-    for p in parts[:-1]:
+    for p in m.group(1).split("x")[:-1]:
         if not re.fullmatch(r"[0-9]+", p):
             raise InputError(f"invalid shape in '{head}' (expected e.g. 4x8xf32)")
         dims.append(int(p))
@@ -329,6 +435,9 @@ def _load_npy(path: str, base: Path | None, max_bytes: int | None = None, used: 
 def _element_text(v: Any, kind: str) -> str:
     if kind == "f":
         return f"{float(v):G}"
+    if kind == "c":  # numpy's spelling with C's %G parts, and what --input reads back: 1+2J -> 1+2j
+        z = complex(v)
+        return f"{z.real:G}{z.imag:+G}j"
     if kind == "b":
         return "1" if v else "0"
     return str(int(v))
@@ -342,13 +451,17 @@ def format_value(value: Any, element_type: Type | None = None, max_elements: int
         return format_array(value, element_type or ir_element_type(value.dtype), max_elements)
     if isinstance(value, np.generic) and not isinstance(value, np.bool_):
         t = element_type or ir_element_type(value.dtype)
-        return f"{t}={value.item():G}" if value.dtype.kind == "f" else f"{t}={int(value)}"
+        if value.dtype.kind in "fc":
+            return f"{t}={_element_text(value, value.dtype.kind)}"
+        return f"{t}={int(value)}"
     if isinstance(value, (bool, np.bool_)):
         return f"i1={int(bool(value))}"
     if isinstance(value, (int, np.integer)):
         return f"{element_type or 'i64'}={int(value)}"
     if isinstance(value, (float, np.floating)):
         return f"{element_type or 'f64'}={float(value):G}"
+    if isinstance(value, complex):
+        return f"{element_type or 'complex<f64>'}={_element_text(value, 'c')}"
     return str(value)
 
 

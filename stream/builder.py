@@ -24,6 +24,7 @@ device is `@dev0`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,12 +48,32 @@ from stream.ir.core import Module, Op, Region, Value, freeze
 from stream.ir.parse_attrs import normalize_dense
 from stream.ir.printer import print_module
 from stream.ir.spec import spec_of
-from stream.ir.types import F16, F32, F64, I1, I8, I16, I32, I64, INDEX, FloatType, FunctionType, TensorType, Type
+from stream.ir.types import (
+    COMPLEX64,
+    COMPLEX128,
+    F16,
+    F32,
+    F64,
+    I1,
+    I8,
+    I16,
+    I32,
+    I64,
+    INDEX,
+    ComplexType,
+    FloatType,
+    FunctionType,
+    TensorType,
+    Type,
+)
 
 __all__ = ["Program", "FunctionBuilder", "tensor_type", "BuilderError"]
 
-_ELEMENTS: dict[str, Type] = {"f16": F16, "f32": F32, "f64": F64, "i1": I1, "i8": I8, "i16": I16, "i32": I32, "i64": I64}
-_NUMPY: dict[Type, str] = {F16: "float16", F32: "float32", F64: "float64", I8: "int8", I16: "int16", I32: "int32", I64: "int64", I1: "bool"}
+_ELEMENTS: dict[str, Type] = {"f16": F16, "f32": F32, "f64": F64, "i1": I1, "i8": I8, "i16": I16, "i32": I32, "i64": I64,
+                               "complex<f32>": COMPLEX64, "complex<f64>": COMPLEX128}
+_NUMPY: dict[Type, str] = {F16: "float16", F32: "float32", F64: "float64", I8: "int8", I16: "int16", I32: "int32", I64: "int64", I1: "bool",
+                           COMPLEX64: "complex64", COMPLEX128: "complex128"}
+_SHAPE = re.compile(r"((?:[^x]*x)*?)(complex<[^<>]*>|[^x]*)")  # dims, then an element type (`complex` has an x)
 
 Index = Value | int
 TypeLike = str | TensorType
@@ -69,7 +90,9 @@ def tensor_type(spec: TypeLike) -> TensorType:
     text = spec.strip()
     if text.startswith("tensor<") and text.endswith(">"):
         text = text[len("tensor<") : -1]
-    *dims, element = text.split("x")
+    m = _SHAPE.fullmatch(text)
+    assert m is not None  # the element part matches anything without an x
+    dims, element = m.group(1).split("x")[:-1], m.group(2)
     if element not in _ELEMENTS:
         raise BuilderError(f"unknown element type '{element}' in '{spec}' (known: {', '.join(_ELEMENTS)})")
     shape: list[int | None] = []
@@ -120,11 +143,18 @@ class FunctionBuilder:
             self._indices[value] = self._emit(_build("arith.constant", attrs={"value": IntegerAttr(int(value), INDEX)}, results={"result": INDEX}))
         return self._indices[value]
 
-    def scalar(self, value: float | int, type: str = "f32") -> Value:
+    def scalar(self, value: complex | float | int, type: str = "f32") -> Value:
         """`arith.constant` of a scalar type (`f32`, `i32`, ...)."""
         t = _ELEMENTS.get(type)
         if t is None:
             raise BuilderError(f"unknown scalar type '{type}'")
+        if isinstance(t, ComplexType):  # `complex.constant [re : f32, im : f32] : complex<f32>`
+            assert isinstance(t.element, FloatType)
+            z = complex(value)
+            parts = ArrayAttr((FloatAttr(z.real, t.element), FloatAttr(z.imag, t.element)))
+            return self._emit(_build("complex.constant", attrs={"value": parts}, results={"complex": t}))
+        if isinstance(value, complex):
+            raise BuilderError(f"a {t} scalar cannot hold the complex number {value}")
         attr: Attribute = FloatAttr(float(value), t) if isinstance(t, FloatType) else IntegerAttr(int(value), t)
         return self._emit(_build("arith.constant", attrs={"value": attr}, results={"result": t}))
 
@@ -134,7 +164,12 @@ class FunctionBuilder:
         t = tensor_type(type) if type is not None else TensorType(data.shape, _element_of(data))
         if not t.is_static or tuple(t.shape or ()) != data.shape:
             raise BuilderError(f"a constant of shape {data.shape} does not fit {t}")
-        body = normalize_dense(str(data.astype(_NUMPY[t.element]).tolist()), t)
+        values = data.astype(_NUMPY[t.element])
+        if isinstance(t.element, ComplexType):  # MLIR's `(re,im)` elements
+            text = str(np.vectorize(lambda z: f"({float(z.real)!r},{float(z.imag)!r})", otypes=[object])(values).tolist()).replace("'", "")
+        else:
+            text = str(values.tolist())
+        body = normalize_dense(text, t)
         return self._emit(_build("arith.constant", attrs={"value": DenseAttr(body, t)}, results={"result": t}), device)
 
     def addi(self, lhs: Index, rhs: Index) -> Value:
@@ -224,7 +259,7 @@ class FunctionBuilder:
                     results={"result": t}, attrs={"target": AffinityAttr(device)})
         return self._tensor_result(op, self.dims.get(x, ()), None)
 
-    def splat(self, value: Value | float, type: TypeLike, dims: Sequence[Index] = (), device: str | None = None) -> Value:
+    def splat(self, value: Value | complex | float, type: TypeLike, dims: Sequence[Index] = (), device: str | None = None) -> Value:
         """`flow.tensor.splat`: a tensor filled with one scalar."""
         t = tensor_type(type)
         scalar = value if isinstance(value, Value) else self.scalar(value, str(t.element))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stream.ir.core import Module
+from stream.ir.element_types import check_sized
 from stream.ir.parser import parse_module
 from stream.ir.printer import print_module
 from stream.ir.verifier import verify_structure
@@ -159,6 +160,8 @@ def compile(
     if compile_to == "input":
         return result
     passes = parse_pipeline(",".join(DEFAULT_PIPELINE) if pipeline is None else pipeline)
+    if passes:  # the passes store tensors in resources: every element needs a byte size
+        check_sized(module)
     hook = make_hook(smt=smt, rlimit=rlimit, smt_dump=smt_dump) if passes and verify != "none" else None
 
     def stop(info: PassInfo) -> bool:
@@ -199,6 +202,7 @@ def verify(
 
     module = _module(program, filename)
     verify_structure(module)
+    check_sized(module)
     report = verify_module(module, smt=smt, rlimit=rlimit, smt_dump=smt_dump, function=function, file=filename)
     if refines is not None:
         before = _module(refines, "<before>")
@@ -225,10 +229,12 @@ def run(
     `.findings`, `.stats`). An input-level program is compiled first (every pass proved unless
     `verify="none"`); a cmd-level one runs as is. Without `inputs`, random ones are drawn."""
     from runtime.api import program_level, random_inputs, run_module, select_function
+    from runtime.values import check_holdable
 
     module = _module(program, "<string>")
     verify_structure(module)
     f = select_function(module, function)
+    check_holdable(module, f.name)  # before the compile: a type the executor cannot hold costs nothing
     if program_level(f) not in ("cmd", None):
         module = compile(module, verify=verify).module
     name = f.name if f.name in {g.name for g in functions(module)} else function

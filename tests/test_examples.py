@@ -17,8 +17,9 @@ import pytest
 import stream.ir as ir
 from runtime import run_module, run_reference
 from runtime.api import select_function
+from runtime.memory import dtype_of
 from stream.ir.equality import first_difference
-from stream.ir.types import IndexType, TensorType
+from stream.ir.types import ComplexType, IndexType, TensorType
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from verify.hook import make_hook
 
@@ -44,7 +45,11 @@ def inputs(path: Path, module: ir.Module) -> list[Any]:
             assert isinstance(t, TensorType)
             # Every dynamic dim of these examples is sized by their only index argument.
             shape = tuple(d if d is not None else next(iter(index.values())) for d in t.shape or ())
-            out.append(rng.standard_normal(shape).astype(np.float32))
+            if isinstance(t.element, ComplexType):  # both parts standard normal
+                pair = rng.standard_normal((*shape, 2))
+                out.append((pair[..., 0] + 1j * pair[..., 1]).astype(dtype_of(t.element)))
+            else:
+                out.append(rng.standard_normal(shape).astype(np.float32))
     return out
 
 

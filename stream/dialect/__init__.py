@@ -8,6 +8,7 @@ def load_all() -> None:
     from stream.dialect import (  # noqa: F401
         arith_hal,
         builtin,
+        complex,
         directives,
         flow,
         region_directives,

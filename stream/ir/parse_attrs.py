@@ -41,6 +41,7 @@ from stream.ir.types import (
     I64,
     INDEX,
     TIMEPOINT,
+    ComplexType,
     FloatType,
     FunctionType,
     IntegerType,
@@ -66,7 +67,7 @@ MAX_NESTING = 256
 
 _INT_TYPE = re.compile(r"(s|u)?i([1-9]\d*)\Z")
 _DIMS = re.compile(r"(?:\*x|(?:(?:\d+|\?)x)*)")
-_OPAQUE_BUILTIN_TYPES = frozenset({"vector", "memref", "complex", "tuple"})
+_OPAQUE_BUILTIN_TYPES = frozenset({"vector", "memref", "tuple"})
 _OPAQUE_BUILTIN_ATTRS = frozenset(
     {"affine_map", "affine_set", "dense_resource", "sparse", "strided", "distinct", "opaque", "loc"}
 )
@@ -295,9 +296,22 @@ class AttrParser:
             return IntegerType(int(m.group(2)), m.group(1) or "")
         if word == "tensor":
             return self._parse_tensor_type()
+        if word == "complex" and self._adjacent("<"):
+            return self._parse_complex_type()
         if word in _OPAQUE_BUILTIN_TYPES and self._adjacent("<"):
             return OpaqueType(word + self._raw_balanced(self.lexer.pos))
         raise self.error(f"unknown type '{word}'", tok)
+
+    def _parse_complex_type(self) -> ComplexType:
+        self._deeper()
+        self.expect("<")
+        tok = self.lexer.peek()
+        part = self.parse_type()
+        if not isinstance(part, (FloatType, IntegerType)):  # MLIR: integer or floating-point parts only
+            raise self.error(f"invalid element type for complex: {part} (expected an integer or a float type)", tok)
+        self.expect(">", "to close complex type")
+        self._nesting -= 1
+        return ComplexType(part)
 
     def _parse_tensor_type(self) -> TensorType:
         if not self._adjacent("<"):
@@ -313,7 +327,10 @@ class AttrParser:
             shape = None
         else:
             shape = tuple(None if d == "?" else int(d) for d in dims_text.split("x")[:-1])
+        element_tok = self.lexer.peek()
         element = self.parse_type()
+        if isinstance(element, (NoneType, TensorType, FunctionType)):  # as MLIR's TensorType::isValidElementType
+            raise self.error(f"invalid tensor element type: {element}", element_tok)
         encoding = self.parse_attribute() if self.accept(",") else None
         self.expect(">", "to close tensor type")
         self._nesting -= 1
@@ -528,7 +545,11 @@ def normalize_dense(raw: str, type_: Type) -> str:
     """Re-spell the numbers of a dense literal as MLIR prints them; other bodies (hex blobs,
     strings, complex values) are kept with blanks collapsed."""
     element = type_.element if isinstance(type_, TensorType) else None
-    pos, out = 0, []
+    if isinstance(element, ComplexType):  # `(re,im)` pairs, as MLIR prints them: the parts' numbers, no blank inside
+        element, pair = element.element, True
+    else:
+        pair = False
+    pos, out, depth = 0, [], 0
     text = raw.strip()
     if not text or text.startswith('"') or element is None:
         return " ".join(text.split())
@@ -547,6 +568,7 @@ def normalize_dense(raw: str, type_: Type) -> str:
         elif boolean is not None:
             out.append(boolean)
         else:
-            out.append(punct + " " if punct == "," else punct)
+            depth += {"(": 1, ")": -1}.get(punct, 0)
+            out.append(punct + " " if punct == "," and not (pair and depth) else punct)
         pos = m.end()
     return "".join(out)

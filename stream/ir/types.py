@@ -16,6 +16,7 @@ __all__ = [
     "IndexType",
     "IntegerType",
     "FloatType",
+    "ComplexType",
     "NoneType",
     "TensorType",
     "Lifetime",
@@ -33,6 +34,8 @@ __all__ = [
     "BF16",
     "F32",
     "F64",
+    "COMPLEX64",
+    "COMPLEX128",
     "TIMEPOINT",
     "element_byte_width",
 ]
@@ -78,20 +81,29 @@ class FloatType(Type):
         return self.name
 
 
-_FLOAT_WIDTHS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 19, "f80": 80, "f128": 128}
-FLOAT_NAMES = frozenset(_FLOAT_WIDTHS) | {
-    "f4E2M1FN",
-    "f6E2M3FN",
-    "f6E3M2FN",
-    "f8E3M4",
-    "f8E4M3",
-    "f8E4M3FN",
-    "f8E4M3FNUZ",
-    "f8E4M3B11FNUZ",
-    "f8E5M2",
-    "f8E5M2FNUZ",
-    "f8E8M0FNU",
+_FLOAT_WIDTHS = {
+    "f16": 16, "bf16": 16, "f32": 32, "f64": 64, "tf32": 19, "f80": 80, "f128": 128,
+    "f4E2M1FN": 4, "f6E2M3FN": 6, "f6E3M2FN": 6,
+    **dict.fromkeys(("f8E3M4", "f8E4M3", "f8E4M3FN", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2", "f8E5M2FNUZ", "f8E8M0FNU"), 8),
 }
+FLOAT_NAMES = frozenset(_FLOAT_WIDTHS)
+
+
+@dataclass(frozen=True, slots=True)
+class ComplexType(Type):
+    """`complex<f32>`: a (real, imaginary) pair of `element`, stored as two consecutive elements
+    (IREE's `complex_float_64` for complex<f32>). MLIR also allows integer parts (`complex<i32>`)."""
+
+    element: Type  # a FloatType or an IntegerType
+
+    @property
+    def width(self) -> int:
+        """Bits of one complex value: twice the part's (64 for complex<f32>)."""
+        part = self.element
+        return 2 * part.width if isinstance(part, (FloatType, IntegerType)) else 0
+
+    def __str__(self) -> str:
+        return f"complex<{self.element}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,16 +216,22 @@ F16 = FloatType("f16")
 BF16 = FloatType("bf16")
 F32 = FloatType("f32")
 F64 = FloatType("f64")
+COMPLEX64 = ComplexType(F32)
+COMPLEX128 = ComplexType(F64)
 TIMEPOINT = TimepointType()
 
 
 def element_byte_width(t: Type) -> int | None:
-    """Bytes per element of a scalar type as stored in a resource (i1 takes a byte), or None."""
-    if isinstance(t, IntegerType):
-        return max(1, (t.width + 7) // 8)
-    if isinstance(t, FloatType):
-        w = t.width
-        return (w + 7) // 8 if w else 1
+    """Bytes per element of a scalar type as stored in a resource, or None (`none`, a tensor, a
+    timepoint, another dialect's type: no byte size). As IREE's `getRoundedElementByteWidth`: the
+    bits rounded up to whole bytes, then to a power of two (i1 and i4 take a byte, i24 four, i128
+    sixteen); a complex value takes two of its parts (complex<f32>: 8)."""
+    if isinstance(t, ComplexType):
+        part = element_byte_width(t.element)
+        return None if part is None else 2 * part
+    if isinstance(t, (IntegerType, FloatType)):
+        nbytes = max(1, (t.width + 7) // 8)
+        return 1 << (nbytes - 1).bit_length()
     if isinstance(t, IndexType):
         return 8
     return None

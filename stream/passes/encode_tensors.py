@@ -41,6 +41,7 @@ from stream.ir.types import (
     I16,
     I32,
     I64,
+    ComplexType,
     FloatType,
     IndexType,
     IntegerType,
@@ -197,7 +198,8 @@ class _Encoder:
         i8 when every byte is equal)."""
         width = element_byte_width(element)
         if width not in _PATTERN_TYPES:
-            raise DiagnosticError.at(op.location, f"encode-tensors: cannot fill with elements of type {element}")
+            wide = f": a fill pattern is at most 64 bits (i8, i16, i32 or i64), as in IREE, and {element} takes {width} bytes" if width else ""
+            raise DiagnosticError.at(op.location, f"encode-tensors: cannot fill with elements of type {element}{wide}")
         attr = self.b.constant_attr(value)
         if attr is not None:
             bits = _bits(attr, element)
@@ -209,6 +211,10 @@ class _Encoder:
             return value
         found = self.patterns.get((value, element))
         if found is None:
+            if isinstance(element, ComplexType):  # complex<f32> -> i64 (real part low), as IREE's encode-host-tensors
+                found = self.b.create("complex.bitcast", {"operand": value}, {"result": target}, location=op.location).results[0]
+                self.patterns[(value, element)] = found
+                return found
             name = "arith.bitcast"
             if isinstance(element, IntegerType):
                 name = "arith.extui"

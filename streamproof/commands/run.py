@@ -121,6 +121,10 @@ def main(args: argparse.Namespace) -> int:
         verify_structure(reference)
     if args.check and reference is None:
         raise UsageError("streamproof run: error: --check needs the input-level program; pass --reference REF.mlir with a cmd-level file")
+    # Element types the executor cannot hold are refused before anything is read, drawn or compiled.
+    runtime.values.check_holdable(module, fn.name)
+    if reference is not None and reference is not module:
+        runtime.values.check_holdable(reference, fn.name)
     # Inputs are read (and refused) before the compile: a bad --input costs nothing.
     inputs = _inputs(args, reference if reference is not None else module, fn.name)
     if level == "input":
@@ -222,7 +226,8 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
                   f"{want_a.dtype}{list(want_a.shape)}", file=sys.stderr)
             ok = False
             continue
-        g, w = got_a.astype(np.float64), want_a.astype(np.float64)
+        wide = np.complex128 if got_a.dtype.kind == "c" else np.float64  # complex results compare both parts
+        g, w = got_a.astype(wide), want_a.astype(wide)
         diff = np.abs(g - w)
         both_nan = np.isnan(g) & np.isnan(w)
         diff = np.where(both_nan, 0.0, diff)

@@ -25,6 +25,7 @@ import json
 import sys
 from typing import Any
 
+from stream.ir.element_types import check_sized
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
@@ -65,6 +66,7 @@ def main(args: argparse.Namespace) -> int:
     reports = []
     for chunk in chunks:
         verify_structure(chunk.module)
+        check_sized(chunk.module)
         report = verify_module(
             chunk.module, smt=args.smt, rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, function=args.function, file=chunk.name
         )

@@ -53,10 +53,7 @@ UNDECIDED = re.compile(r'could not decide|\bundecided\b|solver[: ]+unknown|rlimi
 TRACEBACK = "Traceback (most recent call last)"
 
 # (pattern over the finding's text, issue 9 item and owner): open elsewhere, reported but tolerated.
-KNOWN: list[tuple[str, str]] = [
-    (r"no numpy equivalent|is not a scalar element type|is not an element type",
-     "item 13 (element types run cannot hold: complex, bf16, f8, i128, none, tensor or timepoint elements), parser-robust"),
-]
+KNOWN: list[tuple[str, str]] = []
 
 
 @dataclass

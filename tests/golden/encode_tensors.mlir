@@ -175,3 +175,24 @@ util.func public @ranges(%i: index, %arg0: !hal.buffer_view) -> !hal.buffer_view
 // CHECK: %[[ROWS:.+]] = stream.async.slice on(#hal.device.affinity<@dev0>) %[[X]][%[[OFF]] to %[[END]]] : !stream.resource<*>{%c512} -> !stream.resource<*>{%c64}
 // CHECK: stream.async.slice on(#hal.device.affinity<@dev0>) %[[X]][%c40 to %c48] : !stream.resource<*>{%c512} -> !stream.resource<*>{%c8}
 // CHECK: stream.async.update on(#hal.device.affinity<@dev0>) %[[ROWS]], %[[X]][%c256 to %c320] : !stream.resource<*>{%c64} -> %[[X]] as !stream.resource<*>{%c512}
+
+// -----
+// Complex elements take both parts (complex<f32>: 8 bytes, complex<f64>: 16); a complex<f32> splat's pattern is the value's 64 bits, `complex.bitcast` to i64 (real part low), as IREE's encode-host-tensors does, and a fill of one element at [1] starts at byte 8.
+util.func public @complex(%arg0: !hal.buffer_view, %re: f32, %im: f32) -> (!stream.resource<*>, !stream.resource<*>, index) {
+  %c1 = arith.constant 1 : index
+  %cst = complex.constant [3.000000e+00 : f32, 1.000000e+01 : f32] : complex<f32>
+  %0 = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<6xcomplex<f32>> : index
+  %1 = stream.tensor.splat on(#hal.device.affinity<@dev0>) %cst : complex<f32> -> tensor<6xcomplex<f32>> in !stream.resource<*>{%0}
+  %v = complex.create %re, %im : complex<f32>
+  %2 = stream.tensor.fill on(#hal.device.affinity<@dev0>) %v, %1[%c1 for %c1] : complex<f32> -> tensor<6xcomplex<f32>> in %1 as !stream.resource<*>{%0}
+  %3 = stream.tensor.sizeof on(#hal.device.affinity<@dev0>) tensor<5x?xcomplex<f64>>{%c1} : index
+  util.return %1, %2, %3 : !stream.resource<*>, !stream.resource<*>, index
+}
+// CHECK-LABEL: util.func public @complex
+// CHECK-DAG: %[[CST:.+]] = complex.constant [3.000000e+00 : f32, 1.000000e+01 : f32] : complex<f32>
+// CHECK: %[[P:.+]] = complex.bitcast %[[CST]] : complex<f32> to i64
+// CHECK: %[[S:.+]] = stream.async.splat on(#hal.device.affinity<@dev0>) %[[P]] : i64 -> !stream.resource<*>{%c48}
+// CHECK: %[[V:.+]] = complex.create %re, %im : complex<f32>
+// CHECK: %[[Q:.+]] = complex.bitcast %[[V]] : complex<f32> to i64
+// CHECK: stream.async.fill on(#hal.device.affinity<@dev0>) %[[Q]], %[[S]][%c8 to %c16 for %c8] : i64 -> %[[S]] as !stream.resource<*>{%c48}
+// CHECK: util.return %[[S]], %{{.+}}, %c80

@@ -41,6 +41,8 @@ from stream.ir.core import Op, Region, Value, freeze
 from stream.ir.spec import spec_of
 from stream.ir.types import (
     BF16,
+    COMPLEX64,
+    COMPLEX128,
     F16,
     F32,
     F64,
@@ -233,6 +235,25 @@ _CASTS = {
 def _arith_cast(g: Gen, name: str) -> None:  # type: ignore[misc]
     src, dst = g.pick(_CASTS[name[len("arith."):]])
     g.build(name, {"in": g.value(src)}, {"out": dst})
+
+
+@recipe("complex.constant")
+def _complex_constant(g: Gen) -> None:
+    t = g.pick((COMPLEX64, COMPLEX128))
+    parts = ArrayAttr((FloatAttr(g.pick((0.0, 1.5, -3.0)), t.element), FloatAttr(g.pick((2.0, -0.25)), t.element)))  # type: ignore[arg-type]
+    g.build("complex.constant", {}, {"complex": t}, {"value": parts})
+
+
+@recipe("complex.bitcast")
+def _complex_bitcast(g: Gen) -> None:
+    src, dst = g.pick(((COMPLEX64, I64), (I64, COMPLEX64)))
+    g.build("complex.bitcast", {"operand": g.value(src)}, {"result": dst})
+
+
+@recipe("complex.create")
+def _complex_create(g: Gen) -> None:
+    t = g.pick((COMPLEX64, COMPLEX128))
+    g.build("complex.create", {"real": g.value(t.element), "imaginary": g.value(t.element)}, {"complex": t})
 
 
 @recipe("arith.select")

@@ -70,7 +70,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "timepoint": _family("stream.timepoint."),
     "cmd": _family("stream.cmd."),
     "resource": _family("stream.resource."),
-    "arith_hal": _family("arith.", "hal."),
+    "arith_hal": _family("arith.", "hal.", "complex."),
     "host": _family("func.", "util.", "test."),
 }
 assert sorted(n for f in FAMILIES.values() for n in f) == sorted(RECIPES)

@@ -306,6 +306,19 @@ module {
 }
 """
 
+# The complex ops a host function makes a complex splat or fill value with (IREE's spelling).
+SAMPLES["complex"] = """\
+module {
+  util.func public @complex_pattern(%arg0: f32, %arg1: f32, %arg2: i64) -> (i64, complex<f32>, complex<f32>) {
+    %cst = complex.constant [3.000000e+00 : f32, 1.000000e+01 : f32] : complex<f32>
+    %0 = complex.bitcast %cst : complex<f32> to i64
+    %1 = complex.create %arg0, %arg1 : complex<f32>
+    %2 = complex.bitcast %arg2 : i64 to complex<f32>
+    util.return %0, %1, %2 : i64, complex<f32>, complex<f32>
+  }
+}
+"""
+
 # Written in pretty form, but most ops here have no pretty syntax in streamproof (scf, cf,
 # unknown dialects): they print in generic form inside a pretty module, as MLIR does for
 # unregistered ops. Covers multi-block functions, successors with block arguments, `scf`

@@ -38,7 +38,7 @@ from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
-from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
+from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
 from stream.ir.walk import Function
 from verify.refinement.ints import IntExpr, Ints, Poly
 from verify.refinement.layout import tensor_bytes
@@ -226,7 +226,7 @@ class Machine:
         e: Entry
         if isinstance(t, (IndexType, IntegerType)):
             e = self.ints.sym(("arg", index), name)
-        elif isinstance(t, FloatType):
+        elif isinstance(t, (FloatType, ComplexType)):
             e = self.terms.scalar("arg", (index,), name)
         elif isinstance(t, (TensorType, ResourceType)):
             if size is None and isinstance(t, TensorType) and t.is_static and t.encoding is None:

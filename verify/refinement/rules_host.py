@@ -10,9 +10,9 @@ operand), the other timeline ops have no value effect. An op without a rule is o
 
 from __future__ import annotations
 
-from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr
+from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr, float_bits
 from stream.ir.core import Op
-from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
+from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import decode_dense, tensor_bytes
 from verify.refinement.machine import RULES, BufView, Machine, Res, float_scalar, groups, rule
@@ -89,7 +89,31 @@ def _scalar_cast(m: Machine, op: Op) -> None:
         m.set(result, m.terms.scalar("apply", (short, x, str(result.type)), text))
 
 
-@rule("arith.bitcast")
+@rule("complex.constant")
+def _complex_constant(m: Machine, op: Op) -> None:
+    """The bits of both parts, the real part low (as they lie in memory): a `complex.bitcast` of it
+    to i64 is then the pattern integer IREE's encoding splats."""
+    value = op.properties.get("value")
+    t = op.results[0].type
+    parts = value.elements if isinstance(value, ArrayAttr) else ()
+    part_type = t.element if isinstance(t, ComplexType) else None
+    if len(parts) != 2 or not isinstance(part_type, FloatType) or not all(isinstance(p, FloatAttr) for p in parts):
+        m.set(op.results[0], m.terms.scalar("const", (str(value), str(t)), str(value)))
+        return
+    half = element_byte_width(part_type)
+    assert half is not None
+    re, im = (float_bits(p.value, part_type) for p in parts)  # type: ignore[attr-defined]
+    m.set(op.results[0], m.terms.scalar("bits", (2 * half, re | im << (8 * half)), f"{value} : {t}"))
+
+
+@rule("complex.create")
+def _complex_create(m: Machine, op: Op) -> None:
+    re, im = (m.scalar(v) for v in op.operands)
+    text = f"complex({m.terms.render_scalar(re)}, {m.terms.render_scalar(im)})"
+    m.set(op.results[0], m.terms.scalar("apply", ("complex.create", re, im, str(op.results[0].type)), text))
+
+
+@rule("arith.bitcast", "complex.bitcast")
 def _bitcast(m: Machine, op: Op) -> None:
     """The same bits under another type: a float constant becomes the integer of its bits and back;
     an unknown value keeps its term (a splat or store of either writes the same bytes)."""
