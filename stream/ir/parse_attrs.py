@@ -543,7 +543,7 @@ _DENSE_TOKEN = re.compile(r"\s*(?:(-?\d+\.\d*(?:[eE][+\-]?\d+)?|-?\d+(?:[eE][+\-
 
 def normalize_dense(raw: str, type_: Type) -> str:
     """Re-spell the numbers of a dense literal as MLIR prints them; other bodies (hex blobs,
-    strings, complex values) are kept with blanks collapsed."""
+    strings) are kept with blanks collapsed; complex elements are `(re,im)` pairs of the part type."""
     element = type_.element if isinstance(type_, TensorType) else None
     if isinstance(element, ComplexType):  # `(re,im)` pairs, as MLIR prints them: the parts' numbers, no blank inside
         element, pair = element.element, True
