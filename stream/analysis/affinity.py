@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr, OptimalAttr, PromiseAttr
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, users
 
@@ -64,18 +65,26 @@ class Role(enum.Enum):
 
 
 # op name -> (role, the operand group a FOLLOW op follows)
-ROLES: dict[str, tuple[Role, str | None]] = {
-    "flow.dispatch": (Role.COMPUTE, None),
-    "flow.tensor.transfer": (Role.TRANSFER, "operand"),
-    "flow.tensor.splat": (Role.CREATE, None),
-    "flow.tensor.empty": (Role.CREATE, None),
-    "arith.constant": (Role.CREATE, None),  # only when it makes a tensor
-    "flow.tensor.clone": (Role.FOLLOW, "operand"),
-    "flow.tensor.slice": (Role.FOLLOW, "source"),
-    "flow.tensor.load": (Role.FOLLOW, "source"),
-    "flow.tensor.update": (Role.FOLLOW, "target"),
-    "flow.tensor.store": (Role.FOLLOW, "target"),
-}
+ROLES: RuleTable[tuple[Role, str | None]] = RuleTable(
+    "ROLES",
+    """How the input-level op is placed (`(Role, the operand group a FOLLOW op follows)`: a
+    compute op, a transfer, an op that runs where an operand lives, an op creating a tensor).
+    An op without an entry has no placement role (identity: it is left where it is).""",
+    policy="identity",
+    requires=Requirement(prefixes=("flow.",), ops=frozenset({"arith.constant"}), why="flow ops and tensor constants"),
+    entries={
+        "flow.dispatch": (Role.COMPUTE, None),
+        "flow.tensor.transfer": (Role.TRANSFER, "operand"),
+        "flow.tensor.splat": (Role.CREATE, None),
+        "flow.tensor.empty": (Role.CREATE, None),
+        "arith.constant": (Role.CREATE, None),  # only when it makes a tensor
+        "flow.tensor.clone": (Role.FOLLOW, "operand"),
+        "flow.tensor.slice": (Role.FOLLOW, "source"),
+        "flow.tensor.load": (Role.FOLLOW, "source"),
+        "flow.tensor.update": (Role.FOLLOW, "target"),
+        "flow.tensor.store": (Role.FOLLOW, "target"),
+    },
+)
 
 _ARG_AFFINITY_KEYS = ("stream.affinity", "iree.abi.affinity")
 

@@ -24,9 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from stream.analysis.storage_aliases import StorageForest, walk_body
 from stream.ir.core import Block, Op, Value
+from stream.ir.rule_table import Requirement, RuleTable, traits_of
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType, TimepointType
 
@@ -82,19 +84,38 @@ class UseKind(Enum):
     OWNED = "owned"  # an existing dealloca/retain/release: ownership is already explicit
 
 
-USE_RULES: dict[str, UseKind] = {
-    "stream.cmd.execute": UseKind.DEVICE,
-    "stream.resource.load": UseKind.HOST,
-    "stream.resource.store": UseKind.HOST,
-    "stream.resource.subview": UseKind.ALIAS,
-    "stream.timepoint.await": UseKind.ALIAS,
-    "stream.timepoint.barrier": UseKind.ALIAS,
-    "stream.resource.size": UseKind.NEUTRAL,
-    "stream.resource.dealloca": UseKind.OWNED,
-    "stream.resource.retain": UseKind.OWNED,
-    "stream.resource.release": UseKind.OWNED,
-    "stream.resource.is_terminal": UseKind.NEUTRAL,
-}
+
+
+def host_resource_user(spec: Any) -> bool:
+    """host ops of the stream.resource / stream.timepoint / stream.cmd families taking a resource
+    operand"""
+    return (spec.name.startswith(("stream.resource.", "stream.timepoint.", "stream.cmd.")) and "streamable" not in traits_of(spec)
+            and any(o.kind == "resource" for o in spec.operands))
+
+
+USE_RULES: RuleTable[UseKind] = RuleTable(
+    "USE_RULES",
+    """How the host-level op uses the allocations it takes (`UseKind`: a device use finished at
+    its result timepoint, a synchronous host access, an alias, a neutral query, an escape, an
+    explicit ownership op). An op without an entry is an escape (conservative: the allocation
+    is never freed after it).""",
+    policy="conservative",
+    default=UseKind.ESCAPE,
+    requires=Requirement(where=host_resource_user),
+    entries={
+        "stream.cmd.execute": UseKind.DEVICE,
+        "stream.resource.load": UseKind.HOST,
+        "stream.resource.store": UseKind.HOST,
+        "stream.resource.subview": UseKind.ALIAS,
+        "stream.timepoint.await": UseKind.ALIAS,
+        "stream.timepoint.barrier": UseKind.ALIAS,
+        "stream.resource.size": UseKind.NEUTRAL,
+        "stream.resource.dealloca": UseKind.OWNED,
+        "stream.resource.retain": UseKind.OWNED,
+        "stream.resource.release": UseKind.OWNED,
+        "stream.resource.is_terminal": UseKind.NEUTRAL,
+    },
+)
 
 
 @dataclass(slots=True, eq=False)
@@ -128,7 +149,7 @@ class AllocationUses:
 
 
 def _use_kind(op: Op) -> UseKind:
-    return USE_RULES.get(op.name, UseKind.ESCAPE)
+    return USE_RULES.resolve(op.name)  # an escape without an entry
 
 
 def allocation_uses(block: Block) -> list[AllocationUses]:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from stream.analysis.storage import PASSTHROUGH, RETURN_OPS, TIED_WRITES, tied_source, tied_writes
 from stream.ir.core import Block, Op, Value
+from stream.ir.rule_table import Requirement, RuleTable, execution_op
 from stream.ir.types import Lifetime, ResourceType
 
 __all__ = ["Usage", "USAGE_RULES", "lifetime_for", "ResourceUsage", "Conflict", "CLASS_CONFLICT"]
@@ -96,22 +97,30 @@ def _copies(read: Usage, write: Usage) -> Callable[[Op], list[tuple[Value, Usage
 
 
 # op name -> (value, bits) pairs the op contributes
-USAGE_RULES: dict[str, Callable[[Op], list[tuple[Value, Usage]]]] = {
-    "stream.tensor.import": lambda op: [(r, _by_type(r, Usage.EXTERNAL)) for r in op.results],
-    "stream.tensor.export": lambda op: [(v, _by_type(v, Usage.EXTERNAL)) for v in op.operands],
-    "stream.async.constant": lambda op: [(r, Usage.CONSTANT) for r in op.results],
-    "stream.async.load": lambda op: [(op.operands[0], Usage.STAGING_READ)],
-    "stream.async.store": lambda op: [(op.operands[0], Usage.STAGING_WRITE | Usage.MUTATED), (op.results[0], Usage.STAGING_WRITE)],
-    "stream.async.dispatch": _dispatch,
-    "stream.async.transfer": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.clone": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.slice": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.update": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.copy": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.fill": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-    "stream.async.splat": lambda op: [(r, Usage.TRANSFER_WRITE) for r in op.results],
-    **{name: (lambda op: [(v, Usage.INDIRECT) for v in op.operands]) for name in RETURN_OPS},
-}
+USAGE_RULES: RuleTable[Callable[[Op], list[tuple[Value, Usage]]]] = RuleTable(
+    "USAGE_RULES",
+    """The `Usage` bits the op contributes to the lifetime classes of its resource values
+    (`fn(op) -> [(value, bits)]`: external, constant, staging, transfer, dispatch, indirect).
+    An op without an entry contributes no bits (identity).""",
+    policy="identity",
+    requires=Requirement(where=execution_op, ops=frozenset({"stream.tensor.import", "stream.tensor.export", "stream.async.load", "stream.async.store", "stream.async.constant"}) | RETURN_OPS, unless=frozenset({"stream.async.alloca", "stream.async.barrier"}), why="an alloca and a barrier say nothing about the lifetime"),
+    entries={
+        "stream.tensor.import": lambda op: [(r, _by_type(r, Usage.EXTERNAL)) for r in op.results],
+        "stream.tensor.export": lambda op: [(v, _by_type(v, Usage.EXTERNAL)) for v in op.operands],
+        "stream.async.constant": lambda op: [(r, Usage.CONSTANT) for r in op.results],
+        "stream.async.load": lambda op: [(op.operands[0], Usage.STAGING_READ)],
+        "stream.async.store": lambda op: [(op.operands[0], Usage.STAGING_WRITE | Usage.MUTATED), (op.results[0], Usage.STAGING_WRITE)],
+        "stream.async.dispatch": _dispatch,
+        "stream.async.transfer": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.clone": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.slice": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.update": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.copy": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.fill": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        "stream.async.splat": lambda op: [(r, Usage.TRANSFER_WRITE) for r in op.results],
+        **{name: (lambda op: [(v, Usage.INDIRECT) for v in op.operands]) for name in RETURN_OPS},
+    },
+)
 
 
 # op name -> (operand index -> the lifetimes that operand may have); absent: any.

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 
 from stream.ir.attributes import ArrayAttr
 from stream.ir.core import Op
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import OpSpec
 from stream.ir.types import IndexType, ResourceType
 
@@ -63,7 +64,15 @@ def _tensor_dispatch(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
                        f"({result_encoding}) of result #{i}, which is tied to it")
 
 
-OP_CHECKS: dict[str, Check] = {
-    "stream.executable.export": _export,
-    "stream.tensor.dispatch": _tensor_dispatch,
-}
+OP_CHECKS: RuleTable[Check] = RuleTable(
+    "OP_CHECKS",
+    """IREE's op verifier for the op where its information is in the module (`fn(op, spec)`
+    yields `(op, message)` pairs the structural verifier reports, exit 2). An op without one has
+    only the spec's shape checks (identity).""",
+    policy="identity",
+    requires=Requirement(ops=frozenset({"stream.executable.export", "stream.tensor.dispatch"}), why="the checks of IREE whose information is in the module (the dispatch checks live in verifier._RULES)"),
+    entries={
+        "stream.executable.export": _export,
+        "stream.tensor.dispatch": _tensor_dispatch,
+    },
+)

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Policy", "Requirement", "RuleTable", "MissingRule", "all_tables", "levels_of", "traits_of", "NOTHING"]
+__all__ = ["Policy", "Requirement", "RuleTable", "MissingRule", "all_tables", "levels_of", "traits_of", "execution_op", "NOTHING"]
 
 Policy = Literal["refuse", "conservative", "undecided", "identity"]
 POLICIES: tuple[Policy, ...] = ("refuse", "conservative", "undecided", "identity")
@@ -226,6 +226,12 @@ def levels_of(spec: Any) -> frozenset[str]:
 
 def traits_of(spec: Any) -> frozenset[str]:
     return frozenset(getattr(spec, "traits", ()))
+
+
+def execution_op(spec: Any) -> bool:
+    """the streamable async ops an execution region holds (not the region ops themselves)"""
+    name = getattr(spec, "name", "")
+    return name.startswith("stream.async.") and "streamable" in traits_of(spec) and not getattr(spec, "regions", ())
 
 
 def all_tables() -> list[RuleTable[Any]]:

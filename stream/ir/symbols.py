@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import Diagnostic, Note, source_line
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import FunctionType, OpaqueType, Type
 from stream.ir.walk import FUNCTION_OPS
@@ -32,7 +33,14 @@ from stream.ir.walk import FUNCTION_OPS
 __all__ = ["symbol_diagnostics", "symbol_name", "CALLEE_KIND"]
 
 # The function op each call op may call (IREE's util.call: only util.func; MLIR's func.call: only func.func).
-CALLEE_KIND = {"util.call": "util.func", "func.call": "func.func"}
+CALLEE_KIND: RuleTable[str] = RuleTable(
+    "CALLEE_KIND",
+    """The function op a call op may call (`util.call` -> `util.func`): its callee is looked up
+    among the module's symbols of that kind. A call op without one is refused.""",
+    policy="refuse",
+    requires=Requirement(traits=frozenset({"call"})),
+    entries={"util.call": "util.func", "func.call": "func.func"},
+)
 _DISPATCHES = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
 _BINDING = OpaqueType("!stream.binding")
 

@@ -34,6 +34,7 @@ from stream.ir.attributes import (
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
 from stream.ir.op_checks import OP_CHECKS
+from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import Attr, OpSpec, SegmentError, spec_of
 from stream.ir.symbols import symbol_diagnostics
 from stream.ir.types import I32, INDEX, FunctionType, IndexType, Lifetime, ResourceType, TimepointType, Type
@@ -287,15 +288,23 @@ def _may_terminate(op: Op) -> bool:
     return "terminator" in spec.traits if spec is not None else not op.results
 
 
-_RULES: dict[str, Callable[[_Collector, Op, OpSpec], None]] = {
-    "stream.async.execute": _check_captures,
-    "stream.async.concurrent": _check_captures,
-    "stream.cmd.execute": _check_captures,
-    "stream.async.dispatch": _check_dispatch_ranges,
-    "stream.cmd.dispatch": _check_cmd_dispatch,
-    "stream.timepoint.await": _check_await,
-    "stream.resource.pack": _check_pack,
-}
+_RULES: RuleTable[Callable[[_Collector, Op, OpSpec], None]] = RuleTable(
+    "_RULES",
+    """Structural checks beyond the spec's shape for the op (`fn(collector, op, spec)`: captures
+    of execution regions, dispatch ranges, cmd.dispatch bindings, awaits, pack slices). An op
+    without one gets the spec's shape checks and the tie checks (identity).""",
+    policy="identity",
+    requires=Requirement(ops=frozenset({"stream.async.execute", "stream.async.concurrent", "stream.cmd.execute", "stream.async.dispatch", "stream.cmd.dispatch", "stream.timepoint.await", "stream.resource.pack"})),
+    entries={
+        "stream.async.execute": _check_captures,
+        "stream.async.concurrent": _check_captures,
+        "stream.cmd.execute": _check_captures,
+        "stream.async.dispatch": _check_dispatch_ranges,
+        "stream.cmd.dispatch": _check_cmd_dispatch,
+        "stream.timepoint.await": _check_await,
+        "stream.resource.pack": _check_pack,
+    },
+)
 
 
 # -- static byte ranges --------------------------------------------------------------------------

@@ -21,13 +21,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from stream.dialect.directives import ACCESS_BITS
 from stream.ir.attributes import Attribute, IntegerAttr
 from stream.ir.core import Location, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
+from stream.ir.rule_table import Requirement, RuleTable, execution_op
 from stream.ir.spec import OpView, spec_of, view
 from stream.ir.types import I32, Lifetime, ResourceType, Type
 
@@ -238,10 +238,6 @@ def _nothing(ctx: LoweringContext, op: Op, v: OpView) -> list[Op]:
 Rule = Callable[[LoweringContext, Op, OpView], list[Op]]
 
 
-
-def execution_op(spec: Any) -> bool:
-    """the streamable async ops an execution region holds (not the region ops themselves)"""
-    return "async" in levels_of(spec) and spec.name.startswith("stream.async.") and "streamable" in traits_of(spec) and not spec.regions
 
 
 CONVERSIONS: RuleTable[Rule] = RuleTable(

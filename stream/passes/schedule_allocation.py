@@ -49,11 +49,11 @@ from stream.analysis.storage_aliases import StorageForest
 from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, OptimalAttr
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import Requirement, RuleTable, execution_op
 from stream.ir.spec import view
 from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
-from stream.passes.async_to_cmd import Storage, build, convert_op, execution_op
+from stream.passes.async_to_cmd import Storage, build, convert_op
 from stream.passes.block_builder import BlockBuilder, check_straight_line
 from stream.passes.pass_manager import PipelineError, register_pass
 
