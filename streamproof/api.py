@@ -65,13 +65,16 @@ class CompileResult:
     passes: list[PassResult] = field(default_factory=list)
     file: str = "<string>"
     verify: str = "each"
+    # Violations the input already had and every pass kept (none was introduced by a pass, so each
+    # pass is proved, but the output is not safe): a compile with any fails (CompileError).
+    input_violations: int = 0
 
     def text(self, generic: bool = False) -> str:
         return print_module(self.module, generic)
 
     @property
     def ok(self) -> bool:
-        return all(p.status in ("proved", "unverified") for p in self.passes)
+        return not self.input_violations and all(p.status in ("proved", "unverified") for p in self.passes)
 
     def summary(self) -> str:
         """One line: what was proved, by what, in how long."""
@@ -103,6 +106,8 @@ class CompileResult:
         failed = next((p for p in self.passes if p.status in ("violated", "unknown")), None)
         if failed is not None:
             status = failed.status
+        elif self.input_violations:
+            status = "violated"
         else:  # with verify="final" the last pass's proof covers the whole pipeline
             status = "proved" if self.passes and self.passes[-1].status == "proved" else "unverified"
         return {
@@ -111,6 +116,7 @@ class CompileResult:
             "file": self.file,
             "status": status,
             "failed_pass": failed.name if failed is not None else None,
+            "input_violations": self.input_violations,
             "transform_ms": round(sum(1000 * p.transform_seconds for p in self.passes), 3),
             "verify_ms": round(sum(1000 * p.verify_seconds for p in self.passes), 3),
             "passes": [p.to_json() for p in self.passes],
@@ -120,14 +126,31 @@ class CompileResult:
 class CompileError(Exception):
     """A pass produced output that was not proved. `pass_name` names it, `report` holds the
     counterexample (a `verify.report.Report`), `result` what ran before (with the failing pass
-    last, status "violated" or "unknown"); `str(e)` is the counterexample text."""
+    last, status "violated" or "unknown"); `str(e)` is the counterexample text.
 
-    def __init__(self, error: PassVerificationError, result: CompileResult) -> None:
-        super().__init__(str(error))
-        self.pass_name = error.pass_name
-        self.report: Report = error.report
+    Or (`pass_name` None, `result.input_violations` > 0): every pass was proved, but the input
+    already had violations that the output keeps; `report` is the last pass's report."""
+
+    def __init__(self, error: PassVerificationError | None, result: CompileResult, report: Report | None = None) -> None:
+        if error is None:
+            assert report is not None
+            super().__init__(_kept_violations_text(result, report))
+            self.pass_name: str | None = None
+            self.report: Report = report
+            self.exit_code = 1
+        else:
+            super().__init__(str(error))
+            self.pass_name = error.pass_name
+            self.report = error.report
+            self.exit_code = int(getattr(error.report, "exit_code", 0) or 1)
         self.result = result
-        self.exit_code = int(getattr(error.report, "exit_code", 0) or 1)
+
+
+def _kept_violations_text(result: CompileResult, report: Report) -> str:
+    kept = [v for v in report.violations if v.pre_existing and v.severity == "error"]
+    head = (f"{result.file}: error: the input already has {len(kept)} violation(s) that every pass kept "
+            f"(no pass introduced one, so each pass is proved, but the output is not safe):")
+    return "\n".join([head, *(v.text() for v in kept)])
 
 
 def _module(program: str | Module, filename: str) -> Module:
@@ -178,6 +201,13 @@ def compile(
     verify_structure(out)
     result.module = out
     result.passes = [_pass_result(r) for r in records]
+    # A pass is proved when it introduces no violation; a violation the input already had is kept
+    # in each report as pre-existing. The compile as a whole must not call such an output proved.
+    last = next((r.report for r in reversed(records) if r.report is not None), None)
+    if last is not None:
+        result.input_violations = sum(1 for v in last.violations if v.pre_existing and v.severity == "error")
+        if result.input_violations:
+            raise CompileError(None, result, last)
     return result
 
 

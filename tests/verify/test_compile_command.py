@@ -144,3 +144,20 @@ def test_summary_parts_add_up_to_the_obligations() -> None:
     assert m is not None, result.summary()
     total, *parts = (int(g or 0) for g in m.groups())
     assert m.group(5) is not None and sum(parts) == total
+
+
+def test_cli_a_violation_the_input_already_has_fails_the_compile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # elide-timepoints introduces nothing here, so its proof holds; but the input's race is still in
+    # the output, and the compile said "1 passes proved" with exit 0 and wrote it.
+    out = tmp_path / "out.mlir"
+    code = main(["compile", str(CORPUS / "cmd_concurrent_raw.mlir"), "--pass-pipeline=elide-timepoints", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and not out.exists()
+    assert "the input already has 1 violation(s) that every pass kept" in err and "RACE_READ_AFTER_WRITE" in err
+    assert "passes proved" not in err
+    assert main(["compile", str(CORPUS / "cmd_concurrent_raw.mlir"), "--pass-pipeline=elide-timepoints", "--report=json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["status"] == "violated" and report["failed_pass"] is None and report["input_violations"] == 1
+    assert [p["status"] for p in report["passes"]] == ["proved"]
+    # The same pass on the input's safe twin compiles.
+    assert main(["compile", str(CORPUS / "cmd_concurrent_disjoint_ok.mlir"), "--pass-pipeline=elide-timepoints", "-o", str(out)]) == 0
