@@ -189,7 +189,8 @@ def _argv(command: str, level: str, rng: random.Random) -> tuple[list[str], list
     return argv, outputs
 
 
-ARG = re.compile(r"%[\w$.-]+: (!stream\.resource<\w+>|!hal\.buffer_view|!hal\.fence|index|i32|tensor<[^>]*>)")
+TENSOR_BODY = r"(?:[^<>]|<[^<>]*>)*"  # one level of <...> inside: tensor<4xcomplex<f32>>
+ARG = re.compile(rf"%[\w$.-]+: (!stream\.resource<\w+>|!hal\.buffer_view|!hal\.fence|index|i32|tensor<{TENSOR_BODY}>)")
 
 
 def _inputs(text: str, function: str | None, rng: random.Random) -> list[str]:
@@ -200,9 +201,9 @@ def _inputs(text: str, function: str | None, rng: random.Random) -> list[str]:
     if m is None:
         return []
     declared = re.search(rf"@{name}\([^)]*\).*?iree\.abi\.declaration = \"[^(]*\(([^\"]*)\)", text)
-    shapes = re.findall(r"tensor<([^>]*)>", declared.group(1).split("->")[0]) if declared else []
+    shapes = re.findall(rf"tensor<({TENSOR_BODY})>", declared.group(1).split("->")[0]) if declared else []
     values = []
-    for t in ARG.findall(m.group(1) or m.group(2)):
+    for t in ARG.findall(m.group(1) if m.group(1) is not None else m.group(2)):
         if t.startswith("!stream.resource"):
             values.append(rng.choice(("256xi8=0", "64xi8=1", "1024xi8=0", "0xi8")))
         elif t == "!hal.buffer_view" and shapes:
