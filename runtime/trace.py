@@ -88,12 +88,6 @@ class Tracer:
             event["args"] = args
         self.events.append(event)
 
-    def instant(self, track: tuple[int, int], name: str, ts: float, args: dict[str, Any] | None = None) -> None:
-        event: dict[str, Any] = {"name": name, "cat": "event", "ph": "i", "s": "t", "ts": ts, "pid": track[0], "tid": track[1]}
-        if args:
-            event["args"] = args
-        self.events.append(event)
-
     def flow(self, source: Anchor, target: tuple[int, int], ts: float, name: str = "timepoint") -> None:
         """An arrow from inside the signalling slice to the slice enclosing `ts` on `target`."""
         fid = next(self._flow_ids)

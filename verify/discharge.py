@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import z3
 
-from verify.events import Ev, Site
+from verify.events import Site
 from verify.hb import HappensBefore
 from verify.model import FunctionModel
 from verify.obligations import Cond, Obligation
@@ -278,8 +278,3 @@ class Decider:
         with open(tmp, "x", encoding="utf-8") as f:
             f.write(header + body)
         os.replace(tmp, path)
-
-
-def event_label(model: FunctionModel, e: int) -> str:
-    kind = Ev(model.graph.kinds[e])
-    return kind.name.lower()

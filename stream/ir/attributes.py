@@ -357,8 +357,3 @@ class OpaqueAttr(Attribute):
 
     def __str__(self) -> str:
         return self.text
-
-
-TRUE = BoolAttr(True)
-FALSE = BoolAttr(False)
-UNIT = UnitAttr()

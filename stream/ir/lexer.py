@@ -60,9 +60,6 @@ class Token:
     def is_punct(self, text: str) -> bool:
         return self.kind == "punct" and self.text == text
 
-    def is_keyword(self, text: str) -> bool:
-        return self.kind == "bare" and self.text == text
-
 
 class Lexer:
     __slots__ = ("source", "text", "pos", "_peeked")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DictAttr, IntegerAttr, StringAttr, TypeAttr
 from stream.ir.core import Block, Module, Op, Region, Value
-from stream.ir.types import FunctionType, Type
+from stream.ir.types import FunctionType
 
 __all__ = [
     "Function",
@@ -23,7 +23,6 @@ __all__ = [
     "users",
     "constant_int",
     "walk_blocks",
-    "map_ops",
 ]
 
 FUNCTION_OPS = frozenset({"func.func", "util.func"})
@@ -166,21 +165,3 @@ def constant_int(value: Value, defs: dict[Value, Op]) -> int | None:
         if a is not None and b is not None:
             return fold(a, b)
     return None
-
-
-def map_ops(block: Block, fn: Callable[[Op], Op | list[Op] | None]) -> Block:
-    """A block with each top-level op replaced by `fn(op)` (None removes it, a list expands)."""
-    out: list[Op] = []
-    for op in block.ops:
-        new = fn(op)
-        if new is None:
-            continue
-        if isinstance(new, list):
-            out.extend(new)
-        else:
-            out.append(new)
-    return block.replace(ops=tuple(out))
-
-
-def type_of_attr(attr: Attribute | None) -> Type | None:
-    return attr.type if isinstance(attr, TypeAttr) else None

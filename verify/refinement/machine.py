@@ -33,7 +33,7 @@ from typing import Any
 
 import z3
 
-from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr, StringAttr
+from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
@@ -410,10 +410,6 @@ def _entry_text(attr: Attribute | None) -> tuple[str, ...]:
 
 def int_attr(attr: Attribute | None) -> int | None:
     return attr.value if isinstance(attr, IntegerAttr) else None
-
-
-def string_attr(attr: Attribute | None) -> str | None:
-    return attr.value if isinstance(attr, StringAttr) else None
 
 
 def float_scalar(terms: Terms, attr: FloatAttr) -> ScalarTerm:
