@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.analysis.storage import PASSTHROUGH, RETURN_OPS, StorageInfo
+from stream.analysis.storage import RETURN_OPS, StorageInfo, passthrough_result
 from stream.ir.core import Block, Op, Value
 from stream.ir.spec import spec_of
 
@@ -56,8 +56,7 @@ class LastUse:
         out = []
         for name in self.storage.alias_set(v):
             for op, index in self.storage.uses.get(name, ()):
-                found = PASSTHROUGH.get(op.name)
-                if found is not None and found[0] == index:
+                if passthrough_result(op, index) is not None:
                     continue
                 out.append((op, index))
         return out

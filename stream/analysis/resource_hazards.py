@@ -11,9 +11,10 @@ writer of `%x`, IREE #14889) look unrelated. This analysis works on storage inst
   `resource.subview`) return their operand's storage, a region's block argument is the value it
   captures, and a region's result is the value yielded inside it (so an execute result written in
   place inside the region is its capture's storage even when the execute does not declare the tie).
-* `op_accesses(op)` lists an op's accesses `(value, [start, end), R | W | RW)` from a rule table
-  keyed by op name (async ops, regions as a whole, host ops); an op without a rule reads and writes
-  every resource operand it takes, as SPEC section 2.2 requires for unknown ops.
+* `op_accesses(op)` lists an op's accesses `(value, [start, end), R | W | RW)` from the accesses
+  its spec declares (`OpSpec.accesses`: async ops, regions as a whole, host ops); an op that
+  declares none reads and writes every resource operand it takes, as SPEC section 2.2 requires for
+  unknown ops. Untied resource results that alias no operand are writes of fresh storage.
 * Two accesses conflict when they reach the same root, their byte ranges may intersect, and at
   least one writes. Ranges are compared exactly when their bounds are constants (folded through
   `arith`), and are disjoint when one's end *is* the other's start (the same SSA value); anything
@@ -28,12 +29,13 @@ conflict (a false alarm splits a wave or orders two regions, never loses an orde
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from stream.analysis.resource_sizes import resource_sizes
 from stream.ir.core import Block, Op, Value
-from stream.ir.spec import OpSpec, spec_of
+from stream.ir.interfaces import alias_pairs, bound_accesses
+from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 from stream.ir.walk import constant_int, defining_ops
 
@@ -43,7 +45,6 @@ __all__ = [
     "StorageAliases",
     "HazardAnalysis",
     "op_accesses",
-    "PASSTHROUGH_OPS",
 ]
 
 
@@ -71,133 +72,26 @@ class Access:
         return Access(value, mode)
 
 
-# Ops whose results are their operands' storage and which touch no bytes.
-PASSTHROUGH_OPS = frozenset(
-    {
-        "stream.timepoint.await",
-        "stream.timepoint.barrier",
-        "stream.async.barrier",
-        "stream.async.cast",
-        "stream.resource.subview",
-    }
-)
-
-# Ops that take resources without touching their bytes (sizes, terminators of regions).
-_NO_ACCESS = PASSTHROUGH_OPS | frozenset({"stream.yield", "stream.resource.size"})
-
-
-def _one(spec: OpSpec, op: Op, name: str) -> Value:
-    return spec.operand_group(op, name)[0]
-
-
-def _ranged(spec: OpSpec, op: Op, resource: str, offset: str, end: str, mode: Mode) -> Access:
-    return Access(_one(spec, op, resource), mode, _one(spec, op, offset), _one(spec, op, end))
-
-
-def _tied_operand_indices(spec: OpSpec, op: Op) -> set[int]:
-    out: set[int] = set()
-    for i in range(len(op.results)):
-        index = spec.tied_operand(op, i)
-        if index is not None:
-            out.add(index)
-    return out
-
-
-def _dispatch(spec: OpSpec, op: Op) -> list[Access]:
-    operands = spec.operand_group(op, "resource_operands")
-    offsets = spec.operand_group(op, "resource_operand_offsets")
-    ends = spec.operand_group(op, "resource_operand_ends")
-    base = spec.operand_offset(op, "resource_operands")
-    tied = _tied_operand_indices(spec, op)
-    out: list[Access] = []
-    k = 0
-    for i, v in enumerate(operands):
-        if not isinstance(v.type, ResourceType):
-            continue
-        mode = Mode.READ_WRITE if base + i in tied else Mode.READ
-        out.append(Access(v, mode, offsets[k], ends[k]))
-        k += 1
-    return out
-
-
-def _region(spec: OpSpec, op: Op) -> list[Access]:
-    """An execute or wave as a whole: every capture is read, and written when a result is tied to
-    it. (What the body does in place to an untied capture shows up as the result's write, because
-    the result's storage is the capture's; see `StorageAliases`.)"""
-    base = spec.operand_offset(op, "resource_operands")
-    tied = _tied_operand_indices(spec, op)
-    return [
-        Access.whole(v, Mode.READ_WRITE if base + i in tied else Mode.READ)
-        for i, v in enumerate(spec.operand_group(op, "resource_operands"))
-        if isinstance(v.type, ResourceType)
-    ]
-
-
-def _reads(*names: str) -> Callable[[OpSpec, Op], list[Access]]:
-    def rule(spec: OpSpec, op: Op) -> list[Access]:
-        return [Access.whole(_one(spec, op, n), Mode.READ) for n in names]
-
-    return rule
-
-
-def _writes(*names: str) -> Callable[[OpSpec, Op], list[Access]]:
-    def rule(spec: OpSpec, op: Op) -> list[Access]:
-        return [Access.whole(_one(spec, op, n), Mode.READ_WRITE) for n in names]
-
-    return rule
-
-
-def _read_all_resources(spec: OpSpec, op: Op) -> list[Access]:
-    return [Access.whole(v, Mode.READ) for v in op.operands if isinstance(v.type, ResourceType)]
-
-
-def _none(spec: OpSpec, op: Op) -> list[Access]:
-    return []
-
-
-# Accesses an op makes through its operands, keyed by op name. Untied resource results are added
-# generically as writes of their (fresh, or aliased through a region) storage.
-ACCESS_RULES: dict[str, Callable[[OpSpec, Op], list[Access]]] = {
-    "stream.async.dispatch": _dispatch,
-    "stream.async.fill": lambda s, o: [_ranged(s, o, "target", "target_offset", "target_end", Mode.WRITE)],
-    "stream.async.update": lambda s, o: [
-        _ranged(s, o, "target", "target_offset", "target_end", Mode.WRITE),
-        Access.whole(_one(s, o, "update"), Mode.READ),
-    ],
-    "stream.async.copy": lambda s, o: [
-        _ranged(s, o, "source", "source_offset", "source_end", Mode.READ),
-        _ranged(s, o, "target", "target_offset", "target_end", Mode.WRITE),
-    ],
-    "stream.async.slice": lambda s, o: [_ranged(s, o, "source", "source_offset", "source_end", Mode.READ)],
-    "stream.async.clone": _reads("source"),
-    "stream.async.transfer": _reads("source"),
-    "stream.async.load": _reads("source"),
-    "stream.async.store": _writes("target"),
-    "stream.async.splat": _none,
-    "stream.async.alloca": _none,
-    "stream.async.constant": _none,
-    "stream.async.execute": _region,
-    "stream.async.concurrent": _region,
-    "stream.tensor.import": _none,
-    "stream.tensor.export": _reads("source"),
-    "func.return": _read_all_resources,
-    "util.return": _read_all_resources,
-}
+_MODES = {"read": Mode.READ, "write": Mode.WRITE, "read_write": Mode.READ_WRITE, "discard": Mode.WRITE,
+          "touch": Mode.READ_WRITE}  # a cache flush: ordered like a write, to be safe
 
 
 def op_accesses(op: Op) -> list[Access]:
-    """The accesses `op` makes (see the module docstring)."""
-    if op.name in _NO_ACCESS:
-        return []
+    """The accesses `op` makes (see the module docstring), from its spec's `accesses`: an access
+    with an offset and an end is that range, any other covers the whole resource."""
     spec = spec_of(op)
-    rule = ACCESS_RULES.get(op.name)
-    if rule is None or spec is None:
+    declared = bound_accesses(spec, op) if spec is not None else None
+    if declared is None:
         # Unknown (or unmodelled) ops read and write every resource they take.
         out = [Access.whole(v, Mode.READ_WRITE) for v in op.operands if isinstance(v.type, ResourceType)]
     else:
-        out = rule(spec, op)
+        out = [Access(b.value, _MODES[b.mode], b.offset, b.end) if b.offset is not None and b.end is not None
+               else Access.whole(b.value, _MODES[b.mode]) for b in declared]
+    if not op.results:
+        return out
+    aliased = {r for _o, r, _a in alias_pairs(spec, op)} if spec is not None else set()
     for i, r in enumerate(op.results):
-        if isinstance(r.type, ResourceType) and (spec is None or spec.tied_operand(op, i) is None):
+        if isinstance(r.type, ResourceType) and i not in aliased and (spec is None or spec.tied_operand(op, i) is None):
             out.append(Access.whole(r, Mode.WRITE))
     return out
 
@@ -232,17 +126,23 @@ class StorageAliases:
             for result, inner in zip(spec.result_group(op, "results"), yielded):
                 self.parent[result] = (inner, True)
             return
-        if op.name == "stream.async.cast":
-            self.parent[op.results[0]] = (op.operands[0], True)
+        if spec is None:
             return
-        if spec is None or spec.ties is None:
+        # A result aliasing an operand is its storage (a window of it, inexactly, for a subview);
+        # a tied result is its operand's storage, written in place.
+        aliased: set[int] = set()
+        for oi, ri, alias in alias_pairs(spec, op):
+            if isinstance(op.results[ri].type, ResourceType):
+                self.parent[op.results[ri]] = (op.operands[oi], alias.offset is None)
+                aliased.add(ri)
+        if spec.ties is None:
             return
         for i, r in enumerate(op.results):
-            if not isinstance(r.type, ResourceType):
+            if not isinstance(r.type, ResourceType) or i in aliased:
                 continue
             index = spec.tied_operand(op, i)
             if index is not None:
-                self.parent[r] = (op.operands[index], op.name != "stream.resource.subview")
+                self.parent[r] = (op.operands[index], True)
 
     def root(self, v: Value) -> tuple[Value, bool]:
         """The root whose storage `v` is, and whether `v` starts at the root's offset 0."""

@@ -26,7 +26,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stream.analysis.storage import PASSTHROUGH, RETURN_OPS, TIED_WRITES, tied_source, tied_writes
+from stream.analysis.storage import RETURN_OPS, is_passthrough, tied_source, tied_writes
 from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import Requirement, RuleTable, execution_op
 from stream.ir.types import Lifetime, ResourceType
@@ -175,9 +175,9 @@ class ResourceUsage:
                 src = tied_source(op, i)
                 if src is None or not isinstance(r.type, ResourceType):
                     continue
-                if op.name in PASSTHROUGH:
+                if is_passthrough(op):
                     casts.append((op.operands[src], r))
-                elif op.name in TIED_WRITES:
+                else:  # a tied write: the result is a new version of the operand's storage
                     ru._union(op.operands[src], r)
             rule = USAGE_RULES.get(op.name)
             if rule is not None:

@@ -16,19 +16,21 @@ every resource, the passthrough *alias set* of a value (all names of one version
 *forward closure* (later versions of the same storage), and whether a value's storage is ever
 written in place from that version on (`is_mutated`).
 
-Per-op behaviour lives in the tables `TIED_WRITES`, `PASSTHROUGH` and `SIZES`.
+Per-op behaviour comes from the op interfaces of each spec (`stream.ir.interfaces`): tied writes
+are the write accesses of operands tied to a result, passthroughs the `Alias` results, sizes the
+`Sized` groups.
 """
 
 from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stream.ir.attributes import ArrayAttr, IntegerAttr, UnitAttr
 from stream.ir.core import Block, Op, Value
-from stream.ir.spec import spec_of
+from stream.ir.interfaces import bound_accesses, sized_operands, sized_results
+from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import Lifetime, ResourceType
 
 __all__ = [
@@ -36,7 +38,11 @@ __all__ = [
     "Root",
     "StorageInfo",
     "tied_writes",
+    "is_tied_writer",
+    "is_tensor_tied_writer",
+    "is_passthrough",
     "passthrough_source",
+    "passthrough_result",
     "tied_source",
     "operand_sizes",
     "result_sizes",
@@ -61,85 +67,75 @@ class Root(enum.Enum):
         return self in (Root.BORROWED, Root.CONSTANT)
 
 
+def _value_op(spec: OpSpec) -> bool:
+    """An op of the async value level (it exists at the async level, not at cmd, and has no
+    regions): its tied writes make new versions of its operands' storage and its aliases new names
+    of one version. (Region ops' ties summarise their bodies; timeline ops order, they do not
+    version.)"""
+    return "async" in spec.levels and "cmd" not in spec.levels and not spec.regions
+
+
 @functools.cache
-def _fixed_offset(name: str, group: str) -> int | None:
-    """The operand index of a single-valued group that only single-valued groups precede (no
-    segment arithmetic needed), else None. The analyses below ask for these a lot."""
+def _value_spec(name: str) -> OpSpec | None:
     spec = spec_of(name)
-    assert spec is not None
-    index = spec._operand_index[group]
-    if all(o.arity == "single" for o in spec.operands[: index + 1]):
-        return index
+    return spec if spec is not None and _value_op(spec) else None
+
+
+@functools.cache
+def _passthrough(name: str) -> tuple[int, int] | None:
+    """(operand index, result index) of a value-level op whose single result is its single-valued
+    operand's storage unchanged (`Alias` without a window), else None."""
+    spec = _value_spec(name)
+    if spec is None:
+        return None
+    for al in spec.aliases:
+        groups = [o.name for o in spec.operands]
+        if al.offset is None and all(o.arity == "single" for o in spec.operands[: groups.index(al.operand) + 1]):
+            return (groups.index(al.operand), spec._result_index[al.result])
     return None
 
 
-def _group_index(op: Op, group: str) -> tuple[int, ...]:
-    fixed = _fixed_offset(op.name, group)
-    if fixed is not None:
-        return (fixed,)
-    spec = spec_of(op)
-    assert spec is not None
-    start = spec.operand_offset(op, group)
-    return tuple(range(start, start + len(spec.operand_group(op, group))))
-
-
-def _one(op: Op, group: str) -> Value:
-    fixed = _fixed_offset(op.name, group)
-    if fixed is not None:
-        return op.operands[fixed]
-    spec = spec_of(op)
-    assert spec is not None
-    return spec.operand_group(op, group)[0]
-
-
-def _dispatch_ties(op: Op) -> list[int | None]:
-    """Operand index each dispatch result is tied to (None when untied), one segment computation."""
-    tied = op.properties.get("tied_operands")
-    if not isinstance(tied, ArrayAttr) or not len(tied):
-        return [None] * len(op.results)
-    spec = spec_of(op)
-    assert spec is not None
-    start = spec.operand_offset(op, "resource_operands")
-    out: list[int | None] = []
-    for i in range(len(op.results)):
-        e = tied.elements[i] if i < len(tied) else None
-        out.append(start + e.value if isinstance(e, IntegerAttr) and e.value >= 0 else None)
-    return out
-
-
-def _dispatch_tied(op: Op) -> tuple[int, ...]:
-    return tuple(i for i in _dispatch_ties(op) if i is not None)
-
-
-# op name -> operand indices whose storage the op writes in place (each tied to a result).
-TIED_WRITES: dict[str, Callable[[Op], tuple[int, ...]]] = {
-    "stream.async.fill": lambda op: _group_index(op, "target"),
-    "stream.async.update": lambda op: _group_index(op, "target"),
-    "stream.async.copy": lambda op: _group_index(op, "target"),
-    "stream.async.store": lambda op: _group_index(op, "target"),
-    "stream.async.dispatch": _dispatch_tied,
-    "stream.async.collective": lambda op: _group_index(op, "target"),
-}
-
-# op name -> (operand index, result index): the result is the operand's storage, unchanged.
-PASSTHROUGH: dict[str, tuple[int, int]] = {
-    "stream.async.cast": (0, 0),
-    "stream.async.barrier": (0, 0),
-}
-
-# Tensor-level ops that write in place: the async passes refuse them (encode-tensors first).
-TENSOR_TIED_WRITES = frozenset({"stream.tensor.update", "stream.tensor.fill", "stream.tensor.store", "stream.tensor.dispatch"})
-
-
 def tied_writes(op: Op) -> tuple[int, ...]:
-    rule = TIED_WRITES.get(op.name)
-    return rule(op) if rule is not None else ()
+    """Operand indices whose storage the op writes in place: its write accesses (`OpSpec.accesses`)
+    of operands tied to a result, for value-level ops."""
+    spec = _value_spec(op.name)
+    if spec is None or not spec.accesses or not op.results:
+        return ()
+    accesses = bound_accesses(spec, op) or []
+    tied = {spec.tied_operand(op, i) for i in range(len(op.results))}
+    return tuple(a.index for a in accesses if a.mode in ("write", "read_write") and a.index in tied)
+
+
+def is_tied_writer(op: Op) -> bool:
+    """Whether the op may write some operand in place (it has a tied write access)."""
+    spec = _value_spec(op.name)
+    return spec is not None and spec.ties is not None and any(a.writes or a.mode == "tied" for a in spec.accesses or ())
+
+
+def is_tensor_tied_writer(op: Op) -> bool:
+    """A tensor-level op that writes in place (a write access of a tied operand): the async passes
+    refuse them (encode-tensors first)."""
+    spec = spec_of(op)
+    return (spec is not None and spec.levels == frozenset({"tensor"}) and spec.ties is not None
+            and any(a.writes or a.mode == "tied" for a in spec.accesses or ()))
+
+
+def is_passthrough(op: Op) -> bool:
+    return _passthrough(op.name) is not None
 
 
 def passthrough_source(op: Op, result_index: int) -> int | None:
-    found = PASSTHROUGH.get(op.name)
+    found = _passthrough(op.name)
     if found is not None and found[1] == result_index:
         return found[0]
+    return None
+
+
+def passthrough_result(op: Op, operand_index: int) -> int | None:
+    """The result that is operand `operand_index`'s storage unchanged, if any."""
+    found = _passthrough(op.name)
+    if found is not None and found[0] == operand_index:
+        return found[1]
     return None
 
 
@@ -148,89 +144,28 @@ def tied_source(op: Op, result_index: int) -> int | None:
     through = passthrough_source(op, result_index)
     if through is not None:
         return through
-    if op.name == "stream.async.dispatch":
-        return _dispatch_ties(op)[result_index]
-    if op.name in TIED_WRITES:
-        written = TIED_WRITES[op.name](op)
-        return written[result_index] if result_index < len(written) else None
-    return None
+    spec = _value_spec(op.name)
+    if spec is None or spec.ties is None:
+        return None
+    index = spec.tied_operand(op, result_index)
+    return index if index is not None and index in tied_writes(op) else None
 
 
 # -- sizes -----------------------------------------------------------------------------------------
-# op name -> pairs (resource operand group, its size operand group), in the op's ODS order.
-SIZES: dict[str, tuple[tuple[str, str], ...]] = {
-    "stream.async.clone": (("source", "source_size"),),
-    "stream.async.slice": (("source", "source_size"),),
-    "stream.async.fill": (("target", "target_size"),),
-    "stream.async.update": (("target", "target_size"), ("update", "update_size")),
-    "stream.async.copy": (("target", "target_size"), ("source", "source_size")),
-    "stream.async.barrier": (("source", "size"),),
-    "stream.async.transfer": (("source", "source_size"),),
-    "stream.async.cast": (("source", "source_size"),),
-    "stream.async.load": (("source", "source_size"),),
-    "stream.async.store": (("target", "target_size"),),
-    "stream.tensor.export": (("source", "source_size"),),
-}
-
-# op name -> the operand group holding the size of each resource result, in result order.
-RESULT_SIZES: dict[str, str] = {
-    "stream.async.alloca": "storage_size",
-    "stream.async.constant": "result_size",
-    "stream.async.splat": "result_size",
-    "stream.async.clone": "result_size",
-    "stream.async.slice": "result_size",
-    "stream.async.transfer": "result_size",
-    "stream.async.cast": "result_size",
-    "stream.async.fill": "target_size",
-    "stream.async.update": "target_size",
-    "stream.async.copy": "target_size",
-    "stream.async.store": "target_size",
-    "stream.async.barrier": "size",
-    "stream.async.dispatch": "result_sizes",
-    "stream.tensor.import": "result_size",
-}
-
-
 def operand_sizes(op: Op) -> dict[int, Value]:
-    """Operand index -> size value, for every resource operand of an async op."""
+    """Operand index -> size value, for every sized resource operand of an op (`OpSpec.sized`)."""
     spec = spec_of(op)
-    if spec is None:
+    if spec is None or spec.sized is None:
         return {}
-    out: dict[int, Value] = {}
-    if op.name == "stream.async.dispatch":
-        operands = spec.operand_group(op, "resource_operands")
-        sizes = iter(spec.operand_group(op, "resource_operand_sizes"))
-        start = spec.operand_offset(op, "resource_operands")
-        for i, v in enumerate(operands):
-            if isinstance(v.type, ResourceType):
-                out[start + i] = next(sizes)
-        return out
-    for group, size_group in SIZES.get(op.name, ()):
-        out[_group_index(op, group)[0]] = _one(op, size_group)
-    return out
+    return {index: size for index, _v, size in sized_operands(spec, op)}
 
 
 def result_sizes(op: Op) -> dict[int, Value]:
-    """Result index -> size value, for every resource result of an async op."""
+    """Result index -> size value, for every resource result of an op (`OpSpec.sized`)."""
     spec = spec_of(op)
-    group = RESULT_SIZES.get(op.name)
-    if spec is None or group is None:
+    if spec is None or spec.sized is None or spec.sized.results is None:
         return {}
-    out: dict[int, Value] = {}
-    if op.name != "stream.async.dispatch" and len(op.results) == 1 and _fixed_offset(op.name, group) is not None:
-        if isinstance(op.results[0].type, ResourceType):
-            out[0] = _one(op, group)
-        return out
-    sizes = spec.operand_group(op, group)
-    if op.name == "stream.async.dispatch":
-        # Every result has its size in `result_sizes`, tied ones included (IREE's format).
-        for i, size in zip(range(len(op.results)), sizes):
-            out[i] = size
-        return out
-    for i, r in enumerate(op.results):
-        if isinstance(r.type, ResourceType) and sizes:
-            out[i] = sizes[min(i, len(sizes) - 1)]
-    return out
+    return {i: size for i, size in sized_results(spec, op) if size is not None}
 
 
 # -- the analysis ----------------------------------------------------------------------------------
@@ -327,10 +262,10 @@ class StorageInfo:
                     seen.add(op.operands[src])
                     out.append(op.operands[src])
             for user, index in self.uses.get(cur, ()):
-                found = PASSTHROUGH.get(user.name)
-                if found is not None and found[0] == index and user.results[found[1]] not in seen:
-                    seen.add(user.results[found[1]])
-                    out.append(user.results[found[1]])
+                found = passthrough_result(user, index)
+                if found is not None and user.results[found] not in seen:
+                    seen.add(user.results[found])
+                    out.append(user.results[found])
         return out
 
     def forward(self, v: Value) -> list[Value]:

@@ -25,6 +25,7 @@ from stream.ir.attributes import (
 )
 from stream.ir.core import Op
 from stream.ir.format import ParseContext
+from stream.ir.interfaces import Access
 from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
@@ -167,6 +168,7 @@ for _ret in ("func.return", "util.return"):
     define(OpSpec(
         _ret,
         operands=(anyv("operands", "variadic"),),
+        accesses=(Access("operands"),),  # the caller reads what it is returned
         traits=frozenset({"terminator", "return"}),
         format="attr-dict ($operands^ `:` type($operands))?",
     ))

@@ -7,15 +7,24 @@ Commands produce no values. `stream.cmd.execute` bodies run their top-level chil
 from __future__ import annotations
 
 from stream.dialect.common import AFFINITY, AWAIT, CMD, ON, anyv, idx, res, rtp, tp, unit
+from stream.ir.interfaces import Access, Sized, Timeline
 from stream.ir.spec import Attr, OpSpec, RegionSpec, define
 
 _RANGE = "$target `[` $target_offset `for` $target_length `]` `:` type($target) `` `{` $target_size `}`"
 _RANGE_OPERANDS = (res("target"), idx("target_size"), idx("target_offset"), idx("target_length"))
+_RANGE_SIZED = Sized((("target", "target_size"),))
+
+
+def _range(mode: str) -> tuple[Access, ...]:
+    return (Access("target", "target_size", "target_offset", length="target_length", mode=mode),)  # type: ignore[arg-type]
+
 
 define(OpSpec(
     "stream.cmd.flush",
     operands=_RANGE_OPERANDS,
     attrs=(Attr("source_affinity"),),
+    sized=_RANGE_SIZED,
+    accesses=_range("touch"),
     levels=CMD,
     defines_level="cmd",
     traits=frozenset({"streamable"}),
@@ -27,6 +36,8 @@ define(OpSpec(
     "stream.cmd.invalidate",
     operands=_RANGE_OPERANDS,
     attrs=(Attr("source_affinity"),),
+    sized=_RANGE_SIZED,
+    accesses=_range("touch"),
     levels=CMD,
     defines_level="cmd",
     traits=frozenset({"streamable"}),
@@ -37,6 +48,8 @@ define(OpSpec(
 define(OpSpec(
     "stream.cmd.discard",
     operands=_RANGE_OPERANDS,
+    sized=_RANGE_SIZED,
+    accesses=_range("discard"),
     levels=CMD,
     defines_level="cmd",
     traits=frozenset({"streamable"}),
@@ -47,6 +60,8 @@ define(OpSpec(
 define(OpSpec(
     "stream.cmd.fill",
     operands=(*_RANGE_OPERANDS, anyv("value")),
+    sized=_RANGE_SIZED,
+    accesses=_range("write"),
     levels=CMD,
     defines_level="cmd",
     traits=frozenset({"streamable"}),
@@ -59,6 +74,11 @@ define(OpSpec(
     operands=(
         res("source"), idx("source_size"), idx("source_offset"),
         res("target"), idx("target_size"), idx("target_offset"), idx("length"),
+    ),
+    sized=Sized((("source", "source_size"), ("target", "target_size"))),
+    accesses=(
+        Access("source", "source_size", "source_offset", length="length"),
+        Access("target", "target_size", "target_offset", length="length", mode="write"),
     ),
     levels=CMD,
     defines_level="cmd",
@@ -74,6 +94,8 @@ define(OpSpec(
         idx("resource_sizes", "variadic"), idx("resource_offsets", "variadic"), idx("resource_lengths", "variadic"),
     ),
     attrs=(Attr("entry_points", True), Attr("resource_accesses", True)),
+    sized=Sized((("resources", "resource_sizes"),)),
+    accesses=(Access("resources", "resource_sizes", "resource_offsets", length="resource_lengths", mode="declared", label="binding"),),
     levels=CMD,
     defines_level="cmd",
     traits=frozenset({"streamable"}),
@@ -89,9 +111,12 @@ define(OpSpec(
     results=(rtp(),),
     attrs=(unit("once"), AFFINITY),
     regions=(RegionSpec("body", "stream.yield"),),
+    sized=Sized((("resource_operands", "resource_operand_sizes"),)),
+    accesses=(Access("resource_operands", "resource_operand_sizes", mode="read_write"),),
+    timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=CMD,
     defines_level="cmd",
-    traits=frozenset({"timeline", "region"}),
+    traits=frozenset({"region"}),
     format=f"(`once` $once^)? {ON} {AWAIT} `with` `` custom<ExplicitResourceRegion>($resource_operands, "
     "type($resource_operands), $resource_operand_sizes, $body) `=` `` `>` type($result_timepoint) "
     "attr-dict-with-keyword",

@@ -19,6 +19,7 @@ from stream.dialect.common import (
     tp,
     unit,
 )
+from stream.ir.interfaces import Access, Alias, Sized, Timeline
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
 from stream.ir.types import I1
 
@@ -28,6 +29,8 @@ define(OpSpec(
     operands=(idx("storage_size"),),
     results=(rres("result"),),
     attrs=(unit("uninitialized"), AFFINITY),
+    sized=Sized(results="storage_size"),
+    accesses=(),
     levels=CMD,
     defines_level="cmd",
     format=f"(`uninitialized` $uninitialized^)? {ON} attr-dict `:` type($result) `{{` $storage_size `}}`",
@@ -39,9 +42,11 @@ define(OpSpec(
     operands=(idx("storage_size"), tp("await_timepoint", "optional")),
     results=(rres("result"), rtp()),
     attrs=(unit("indeterminate_lifetime"), AFFINITY),
+    sized=Sized(results="storage_size"),
+    accesses=(),
+    timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=CMD,
     defines_level="cmd",
-    traits=frozenset({"timeline"}),
     asm_names=named("result", "result_timepoint"),
     format=f"`uninitialized` (`indeterminate` $indeterminate_lifetime^)? {ON} "
     "(`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? attr-dict type($result) `{` $storage_size `}` "
@@ -54,9 +59,10 @@ define(OpSpec(
     operands=(res("operand"), idx("operand_size"), tp("await_timepoint", "optional")),
     results=(rtp(),),
     attrs=(unit("prefer_origin"), AFFINITY),
+    sized=Sized((("operand", "operand_size"),)),
+    timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=CMD,
     defines_level="cmd",
-    traits=frozenset({"timeline"}),
     format=f"(`origin` $prefer_origin^)? {ON} {AWAIT} $operand `:` type($operand) `{{` $operand_size `}}` "
     "`=` `` `>` type($result_timepoint) attr-dict",
     summary="a queue-ordered free: the memory stays valid until the await is reached",
@@ -67,6 +73,7 @@ for _name in ("retain", "release", "is_terminal"):
         f"stream.resource.{_name}",
         operands=(res("operand"), idx("operand_size")),
         results=() if _name == "retain" else (Result("result", type=I1),),
+        sized=Sized((("operand", "operand_size"),)),
         levels=CMD,
         format="$operand attr-dict `:` type($operand) `{` $operand_size `}`",
     ))
@@ -76,6 +83,7 @@ define(OpSpec(
     operands=(res("operand"),),
     results=(ridx("result"),),
     attrs=(AFFINITY,),
+    accesses=(),
     levels=ASYNC_CMD,
     format="$operand attr-dict `:` type($operand)",
 ))
@@ -84,6 +92,8 @@ define(OpSpec(
     "stream.resource.load",
     operands=(res("source"), idx("source_size"), idx("source_offset")),
     results=(Result("result"),),
+    sized=Sized((("source", "source_size"),)),
+    accesses=(Access("source", "source_size", "source_offset"),),
     levels=CMD,
     format="$source `[` $source_offset `]` `:` type($source) `` `{` $source_size `}` `->` type($result) "
     "attr-dict-with-keyword",
@@ -92,6 +102,8 @@ define(OpSpec(
 define(OpSpec(
     "stream.resource.store",
     operands=(res("target"), idx("target_size"), idx("target_offset"), anyv("value")),
+    sized=Sized((("target", "target_size"),)),
+    accesses=(Access("target", "target_size", "target_offset", mode="write"),),
     levels=CMD,
     format="$value `,` $target `[` $target_offset `]` `:` type($value) `->` type($target) `{` $target_size `}` "
     "attr-dict-with-keyword",
@@ -101,6 +113,9 @@ define(OpSpec(
     "stream.resource.subview",
     operands=(res("source"), idx("source_size"), idx("source_offset"), idx("result_size")),
     results=(rres("result"),),
+    sized=Sized((("source", "source_size"),), "result_size"),
+    accesses=(),
+    aliases=(Alias("result", "source", "source_offset", "result_size"),),
     levels=ASYNC_CMD,
     ties={"result": "source"},
     same_type=(("source", "result"),),
@@ -125,9 +140,11 @@ define(OpSpec(
     operands=(idx("result_sizes", "variadic"),),
     results=(rres("results", "variadic"), rtp()),
     attrs=(Attr("values", True), AFFINITY),
+    sized=Sized(results="result_sizes"),
+    accesses=(),
+    timeline=Timeline(result="result_timepoint"),
     levels=CMD,
     defines_level="cmd",
-    traits=frozenset({"timeline"}),
     asm_names=lambda op: ["results"] + [None] * (len(op.results) - 2) + ["result_timepoint"],
     format=f"{ON} attr-dict `:` custom<ConstantValueList>(type($results), $result_sizes, $values) "
     "`\\n` ` ` ` ` `=` `` `>` type($result_timepoint)",
@@ -138,8 +155,8 @@ define(OpSpec(
 define(OpSpec(
     "stream.timepoint.immediate",
     results=(rtp(),),
+    timeline=Timeline(result="result_timepoint"),
     levels=STREAM,
-    traits=frozenset({"timeline"}),
     format="attr-dict `=` `` `>` type($result_timepoint)",
 ))
 
@@ -174,8 +191,8 @@ define(OpSpec(
     "stream.timepoint.join",
     operands=(tp("await_timepoints", "variadic"),),
     results=(rtp(),),
+    timeline=Timeline("await_timepoints", "result_timepoint"),
     levels=STREAM,
-    traits=frozenset({"timeline"}),
     format="`max` `(` $await_timepoints `)` `=` `` `>` type($result_timepoint) attr-dict-with-keyword",
 ))
 
@@ -184,10 +201,13 @@ define(OpSpec(
     operands=(res("resource"), idx("resource_size")),
     results=(rres("result"), rtp()),
     attrs=(AFFINITY,),
+    sized=Sized((("resource", "resource_size"),), "resource_size"),
+    accesses=(),
+    aliases=(Alias("result", "resource"),),
+    timeline=Timeline(result="result_timepoint"),
     levels=STREAM,
     ties={"result": "resource"},
     same_type=(("resource", "result"),),
-    traits=frozenset({"timeline"}),
     format=f"{ON} $resource `:` type($resource) `` `{{` $resource_size `}}` `=` `` `>` type($result_timepoint) "
     "attr-dict-with-keyword",
 ))
@@ -197,9 +217,12 @@ define(OpSpec(
     operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic"), tp("await_timepoint")),
     results=(rres("results", "variadic"),),
     attrs=(unit("sync"),),
+    sized=Sized((("resource_operands", "resource_operand_sizes"),), "resource_operand_sizes"),
+    accesses=(),
+    aliases=(Alias("results", "resource_operands"),),
+    timeline=Timeline("await_timepoint"),
     levels=STREAM,
     ties={"results": "resource_operands"},
-    traits=frozenset({"timeline"}),
     format="(`sync` $sync^)? $await_timepoint `=` `` `>` $resource_operands `:` "
     "custom<ShapedTypeList>(type($resource_operands), type($results), $resource_operand_sizes) attr-dict-with-keyword",
     summary="a host wait; its results are its operands, usable once the timepoint is reached",
@@ -248,6 +271,8 @@ define(OpSpec(
 define(OpSpec(
     "stream.yield",
     operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic")),
+    sized=Sized((("resource_operands", "resource_operand_sizes"),)),
+    accesses=(),
     traits=frozenset({"terminator", "same_variadic_size"}),
     format="attr-dict ($resource_operands^ `:` custom<ShapedTypeList>(type($resource_operands), "
     "$resource_operand_sizes))?",

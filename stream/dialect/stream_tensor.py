@@ -7,6 +7,7 @@ form (`operandSegmentSizes` included) matches IREE's.
 from __future__ import annotations
 
 from stream.dialect.common import AFFINITY, ON, STREAM, TENSOR, TENSOR_ASYNC, anyv, idx, res, ridx, rres, unit
+from stream.ir.interfaces import Access, Sized
 from stream.ir.spec import Attr, OpSpec, Result, define
 
 _DIMS = "(`` `{` $result_encoding_dims^ `}`)?"
@@ -18,6 +19,8 @@ define(OpSpec(
     operands=(anyv("source"), idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), unit("consume"), AFFINITY),
+    sized=Sized(results="result_size"),
+    accesses=(),
     levels=STREAM,
     format=f"{ON} (`consume` $consume^)? $source `:` type($source) `->` $result_encoding {_DIMS} `in` "
     "type($result) `{` $result_size `}` attr-dict-with-keyword",
@@ -29,6 +32,8 @@ define(OpSpec(
     operands=(res("source"), idx("source_encoding_dims", "variadic"), idx("source_size")),
     results=(Result("result"),),
     attrs=(Attr("source_encoding", True, "type"), AFFINITY),
+    sized=Sized((("source", "source_size"),)),
+    accesses=(Access("source", "source_size"),),
     levels=STREAM,
     format=f"{ON} $source `:` $source_encoding {_SRC_DIMS} `in` type($source) `` `{{` $source_size `}}` `->` "
     "type($result) attr-dict-with-keyword",
@@ -50,6 +55,8 @@ define(OpSpec(
     operands=(idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), AFFINITY),
+    sized=Sized(results="result_size"),
+    accesses=(),
     levels=TENSOR,
     defines_level="tensor",
     traits=frozenset({"streamable", "metadata"}),
@@ -61,6 +68,7 @@ define(OpSpec(
     operands=(idx("result_encoding_dims", "variadic"),),
     results=(rres("result"),),
     attrs=(Attr("value", True), Attr("result_encoding", True, "type"), AFFINITY),
+    accesses=(),
     levels=TENSOR,
     defines_level="tensor",
     traits=frozenset({"streamable"}),
@@ -72,6 +80,8 @@ define(OpSpec(
     operands=(anyv("value"), idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), AFFINITY),
+    sized=Sized(results="result_size"),
+    accesses=(),
     levels=TENSOR,
     defines_level="tensor",
     traits=frozenset({"streamable"}),
@@ -87,6 +97,8 @@ define(OpSpec(
     ),
     results=(rres("result"),),
     attrs=(Attr("source_encoding", True, "type"), Attr("result_encoding", True, "type"), AFFINITY),
+    sized=Sized((("source", "source_size"),), "result_size"),
+    accesses=(Access("source", "source_size"),),
     levels=TENSOR,
     defines_level="tensor",
     traits=frozenset({"streamable"}),
@@ -103,6 +115,8 @@ define(OpSpec(
     ),
     results=(rres("result"),),
     attrs=(Attr("source_encoding", True, "type"), Attr("result_encoding", True, "type"), AFFINITY),
+    sized=Sized((("source", "source_size"),), "result_size"),
+    accesses=(Access("source", "source_size"),),
     levels=TENSOR,
     defines_level="tensor",
     traits=frozenset({"streamable"}),
@@ -119,6 +133,8 @@ define(OpSpec(
     ),
     results=(rres("result"),),
     attrs=(Attr("target_encoding", True, "type"), AFFINITY),
+    sized=Sized((("target", "target_size"),), "target_size"),
+    accesses=(Access("target", "target_size", mode="write"),),
     levels=TENSOR,
     defines_level="tensor",
     ties={"result": "target"},
@@ -137,6 +153,8 @@ define(OpSpec(
     ),
     results=(rres("result"),),
     attrs=(Attr("target_encoding", True, "type"), Attr("update_encoding", True, "type"), AFFINITY),
+    sized=Sized((("target", "target_size"), ("update", "update_size")), "target_size"),
+    accesses=(Access("target", "target_size", mode="write"), Access("update", "update_size")),
     levels=TENSOR,
     defines_level="tensor",
     ties={"result": "target"},
@@ -152,6 +170,8 @@ define(OpSpec(
     operands=(res("source"), idx("source_encoding_dims", "variadic"), idx("source_size"), idx("indices", "variadic")),
     results=(Result("result"),),
     attrs=(Attr("source_encoding", True, "type"),),
+    sized=Sized((("source", "source_size"),)),
+    accesses=(Access("source", "source_size"),),
     levels=TENSOR,
     defines_level="tensor",
     format=f"$source (`[` $indices^ `]`)? `:` $source_encoding {_SRC_DIMS} `in` type($source) "
@@ -166,6 +186,8 @@ define(OpSpec(
     ),
     results=(rres("result"),),
     attrs=(Attr("target_encoding", True, "type"),),
+    sized=Sized((("target", "target_size"),), "target_size"),
+    accesses=(Access("target", "target_size", mode="write"),),
     levels=TENSOR,
     defines_level="tensor",
     ties={"result": "target"},
@@ -185,6 +207,8 @@ define(OpSpec(
         Attr("entry_points", True), Attr("operand_encodings", True), Attr("result_encodings", True),
         Attr("tied_operands"), AFFINITY,
     ),
+    sized=Sized((("mixed_operands", "operand_sizes"),), "result_sizes"),
+    accesses=(Access("mixed_operands", "operand_sizes", mode="tied"),),
     levels=TENSOR,
     defines_level="tensor",
     ties="mixed_operands",

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from stream.ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, IntegerAttr
 from stream.ir.core import Op, Region, Value
+from stream.ir.interfaces import Access, Alias, Sized, Timeline
 from stream.ir.spec_registry import OpState, register
 from stream.ir.types import I32, INDEX, TIMEPOINT, Type
 
@@ -102,6 +103,12 @@ class OpSpec:
     # Tied results: the name of the operand group that IREE's `tied_operands` property indexes
     # into (e.g. "resource_operands"), or a fixed map result -> operand ({"result": "target"}).
     ties: str | Mapping[str, str] | None = None
+    # Op interfaces (stream.ir.interfaces): resources and their sizes, the bytes each access
+    # touches, results that alias an operand unchanged, awaited and produced timepoints.
+    sized: Sized | None = None
+    accesses: tuple[Access, ...] | None = None
+    aliases: tuple[Alias, ...] = ()
+    timeline: Timeline | None = None
     asm_names: Callable[[Op], list[str | None]] | None = None
     # Fills in result/operand types the format does not spell (arith.constant's result type).
     infer: Callable[[ParseContext], None] | None = None
@@ -115,7 +122,7 @@ class OpSpec:
     _format: Format | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.traits = frozenset(self.traits)
+        self.traits = frozenset(self.traits) | ({"timeline"} if self.timeline is not None else frozenset())
         self.levels = frozenset(self.levels)
         variable = [o for o in self.operands if o.arity != "single"]
         # Several variable-length groups need `operandSegmentSizes`, unless the op declares
@@ -135,6 +142,30 @@ class OpSpec:
         self._operand_index = {o.name: i for i, o in enumerate(self.operands)}
         self._result_index = {r.name: i for i, r in enumerate(self.results)}
         self._attr_index = {a.name: a for a in self.attrs}
+        self.affinity = "affinity" if "affinity" in self._attr_index else None
+        self._check_interfaces()
+
+    def _check_interfaces(self) -> None:
+        """Every group an interface names exists (a misspelled name fails when the op is defined)."""
+        operands, results = self._operand_index, self._result_index
+        named: list[tuple[str, str | None, dict[str, int]]] = []
+        if self.sized is not None:
+            for group, size in self.sized.operands:
+                named += [("sized", group, operands), ("sized", size, operands)]
+            named.append(("sized", self.sized.results, operands))
+        for a in self.accesses or ():
+            named += [("access", n, operands) for n in (a.resource, a.size, a.offset, a.end, a.length)]
+        for al in self.aliases:
+            named += [("alias", al.result, results), ("alias", al.operand, operands), ("alias", al.offset, operands), ("alias", al.length, operands)]
+        if self.timeline is not None:
+            named += [("timeline", self.timeline.awaits, operands), ("timeline", self.timeline.result, results)]
+        for what, name, index in named:
+            if name is not None and name not in index:
+                kind = "result" if index is results else "operand"
+                raise ValueError(f"{self.name}: the {what} interface names {kind} group '{name}', which the op does not have "
+                                 f"(it has {sorted(index)})")
+        if "timeline" in self.traits and self.timeline is None:
+            raise ValueError(f"{self.name}: a timeline op declares its timepoints with `timeline=Timeline(...)`")
 
     # -- RegisteredOp protocol -------------------------------------------------------------
     def region_terminator(self, index: int) -> str | None:
@@ -188,6 +219,21 @@ class OpSpec:
         sizes = self.result_sizes(op)
         start = sum(sizes[:index])
         return op.results[start : start + sizes[index]]
+
+    def operand_groups(self, op: Op) -> dict[str, tuple[Value, ...]]:
+        """Every operand group of `op` by name (the segment sizes computed once)."""
+        out: dict[str, tuple[Value, ...]] = {}
+        start = 0
+        for group, n in zip(self.operands, self.operand_sizes(op)):
+            out[group.name] = op.operands[start : start + n]
+            start += n
+        return out
+
+    def result_offset(self, op: Op, name: str) -> int:
+        """Index in `op.results` of the first value of a group."""
+        if self.result_segmented or len(self.results) != self._result_singles:
+            return sum(self.result_sizes(op)[: self._result_index[name]])
+        return self._result_index[name]
 
     def operand_offset(self, op: Op, name: str) -> int:
         """Index in `op.operands` of the first value of a group."""

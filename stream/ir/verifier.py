@@ -33,6 +33,7 @@ from stream.ir.attributes import (
 )
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
+from stream.ir.interfaces import bound_accesses
 from stream.ir.op_checks import OP_CHECKS
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import Attr, OpSpec, SegmentError, spec_of
@@ -308,26 +309,8 @@ _RULES: RuleTable[Callable[[_Collector, Op, OpSpec], None]] = RuleTable(
 
 
 # -- static byte ranges --------------------------------------------------------------------------
-# op -> (resource, size, offset, end | None, length) operand names; "=" prefix names a value
-# whose length is another operand's size.
-_RANGES: dict[str, tuple[tuple[str, str, str, str | None, str], ...]] = {
-    "stream.async.slice": (("source", "source_size", "source_offset", "source_end", "result_size"),),
-    "stream.async.fill": (("target", "target_size", "target_offset", "target_end", "target_length"),),
-    "stream.async.update": (("target", "target_size", "target_offset", "target_end", "update_size"),),
-    "stream.async.copy": (
-        ("source", "source_size", "source_offset", "source_end", "length"),
-        ("target", "target_size", "target_offset", "target_end", "length"),
-    ),
-    "stream.cmd.fill": (("target", "target_size", "target_offset", None, "target_length"),),
-    "stream.cmd.flush": (("target", "target_size", "target_offset", None, "target_length"),),
-    "stream.cmd.invalidate": (("target", "target_size", "target_offset", None, "target_length"),),
-    "stream.cmd.discard": (("target", "target_size", "target_offset", None, "target_length"),),
-    "stream.cmd.copy": (
-        ("source", "source_size", "source_offset", None, "length"),
-        ("target", "target_size", "target_offset", None, "length"),
-    ),
-    "stream.resource.subview": (("source", "source_size", "source_offset", None, "result_size"),),
-}
+# The ranges come from the op's interfaces: every declared access with an offset and an end or a
+# length (`OpSpec.accesses`), and every aliased window (`Alias` with an offset: a subview).
 
 
 def _check_range(c: _Collector, op: Op, what: str, size: int | None, offset: int | None, end: int | None, length: int | None) -> None:
@@ -338,27 +321,24 @@ def _check_range(c: _Collector, op: Op, what: str, size: int | None, offset: int
 
 
 def _check_static_ranges(c: _Collector, op: Op, spec: OpSpec, defs: dict[Value, Op]) -> None:
-    def const(name: str | None) -> int | None:
-        if name is None:
-            return None
-        group = spec.operand_group(op, name)
-        return constant_int(group[0], defs) if group else None
+    if spec.accesses is None and not spec.aliases:
+        return
 
-    for resource, size, offset, end, length in _RANGES.get(op.name, ()):
-        _check_range(c, op, f"the {resource} range", const(size), const(offset), const(end), const(length))
-    if op.name == "stream.async.dispatch":
-        sizes = spec.operand_group(op, "resource_operand_sizes")
-        offs = spec.operand_group(op, "resource_operand_offsets")
-        ends = spec.operand_group(op, "resource_operand_ends")
-        lens = spec.operand_group(op, "resource_operand_lengths")
-        for i, (s, o, e, ln) in enumerate(zip(sizes, offs, ends, lens)):
-            _check_range(c, op, f"resource operand #{i}", *(constant_int(v, defs) for v in (s, o, e, ln)))
-    elif op.name == "stream.cmd.dispatch":
-        sizes = spec.operand_group(op, "resource_sizes")
-        offs = spec.operand_group(op, "resource_offsets")
-        lens = spec.operand_group(op, "resource_lengths")
-        for i, (s, o, ln) in enumerate(zip(sizes, offs, lens)):
-            _check_range(c, op, f"binding #{i}", constant_int(s, defs), constant_int(o, defs), None, constant_int(ln, defs))
+    def const(v: Value | None) -> int | None:
+        return constant_int(v, defs) if v is not None else None
+
+    for a in bound_accesses(spec, op) or ():
+        if a.offset is None or (a.end is None and a.length is None):
+            continue
+        what = f"{a.access.label} #{a.element}" if a.element is not None else f"the {a.access.resource} range"
+        _check_range(c, op, what, const(a.size), const(a.offset), const(a.end), const(a.length))
+    for al in spec.aliases:
+        if al.offset is not None:
+            groups = spec.operand_groups(op)
+            size = next((s for g, s in spec.sized.operands if g == al.operand), None) if spec.sized else None
+            first = {n: groups[n][0] if groups[n] else None for n in (size, al.offset, al.length) if n is not None}
+            _check_range(c, op, f"the {al.operand} range", const(first.get(size) if size else None), const(first[al.offset]),
+                         None, const(first.get(al.length) if al.length else None))
 
 
 # -- dominance -----------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.analysis.last_use import LastUse
-from stream.analysis.storage import TENSOR_TIED_WRITES, Root, StorageInfo, tied_source, tied_writes
+from stream.analysis.storage import Root, StorageInfo, is_tensor_tied_writer, tied_source, tied_writes
 from stream.ir.attributes import UnitAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -66,7 +66,7 @@ def is_unscheduled_async(top: Op) -> bool:
 
 def reject_tensor_ties(func: Function, pass_name: str) -> None:
     for op in func.body.ops:
-        if op.name in TENSOR_TIED_WRITES:
+        if is_tensor_tied_writer(op):
             raise DiagnosticError.at(op.location, f"{pass_name}: '{op.name}' must be lowered by encode-tensors first")
 
 

@@ -1,0 +1,208 @@
+"""Op interfaces: the facts about an op's resources, declared once in its `OpSpec`.
+
+In the spirit of IREE's op interfaces (`Util_SizeAwareOp`, `Stream_AsyncAccessOp` /
+`Stream_SubviewEffectOp`, `Util_TiedOpInterface`, `Stream_TimelineOp`, `Stream_AffinityOp`) and
+MLIR's memory effects, an op spec may declare:
+
+* `sized`: which operand groups are resources and the operand group holding each one's byte size,
+  and the group holding the sizes of its resource results (`Sized`);
+* `accesses`: the bytes each access touches (offset / end / length operand groups) and how
+  (`Access`); `()` declares that the op touches no bytes, `None` that nothing is declared (the
+  consumers then assume the worst: every resource operand read and written);
+* `aliases`: results that are an operand's storage unchanged, the same version under another name
+  (`Alias`; a subview names a window of it);
+* `timeline`: the timepoints the op awaits and the timepoint it produces (`Timeline`);
+* ties stay `OpSpec.ties`, the level `OpSpec.levels`, affinity the op's `affinity` attribute.
+
+The consumers (`stream.analysis.storage`, `stream.analysis.resource_hazards`, the structural
+verifier's range checks, `verify.storage`, ...) derive their per-op tables from these with the
+helpers below; only what is truly specific to an op (its kernel, its value semantics, its lowering)
+stays in a table of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from stream.ir.attributes import ArrayAttr, IntegerAttr
+from stream.ir.types import ResourceType
+
+if TYPE_CHECKING:
+    from stream.ir.core import Op, Value
+    from stream.ir.spec import OpSpec
+
+__all__ = ["AccessMode", "Access", "Sized", "Alias", "Timeline", "BoundAccess", "bound_accesses", "sized_operands", "sized_results", "alias_pairs"]
+
+# read, write (the op overwrites the range), read_write, discard (the range's contents become
+# undefined), touch (uses the memory without reading or writing it: cache flush/invalidate),
+# tied (read_write when the operand is tied to a result, else read: dispatches, regions),
+# declared (from the op's `resource_accesses` attribute: cmd.dispatch).
+AccessMode = Literal["read", "write", "read_write", "discard", "touch", "tied", "declared"]
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """`mode` access to the bytes `[offset, end)` (or `[offset, offset + length)`) of the
+    resource operand group `resource`, whose byte size is the group `size`. Without `offset` the
+    access covers the whole resource. A variadic `resource` group pairs its k-th resource-typed
+    value with the k-th value of each of the other (parallel) groups; `label` then names one
+    element in messages ("resource operand", "binding")."""
+
+    resource: str
+    size: str | None = None
+    offset: str | None = None
+    end: str | None = None
+    length: str | None = None
+    mode: AccessMode = "read"
+    label: str | None = None
+
+    @property
+    def whole(self) -> bool:
+        return self.offset is None
+
+    @property
+    def writes(self) -> bool:
+        return self.mode in ("write", "read_write", "discard")
+
+
+@dataclass(frozen=True, slots=True)
+class Sized:
+    """Util_SizeAwareOp: (resource operand group, its size group) pairs in ODS order, and the
+    group holding the size of each resource result (one value per result, or one for all)."""
+
+    operands: tuple[tuple[str, str], ...] = ()
+    results: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Alias:
+    """Result group `result` is operand group `operand`'s storage, unchanged (same version).
+    With `offset` it is the window `[offset, offset + length)` of it (a subview)."""
+
+    result: str
+    operand: str
+    offset: str | None = None
+    length: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    """Stream_TimelineOp: the operand group of awaited timepoints and the result timepoint."""
+
+    awaits: str | None = None
+    result: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BoundAccess:
+    """An `Access` of one op, resolved to values. `mode` is never `tied` or `declared`."""
+
+    access: Access
+    index: int  # operand index of the resource
+    value: Value
+    size: Value | None
+    offset: Value | None
+    end: Value | None
+    length: Value | None
+    mode: AccessMode
+    element: int | None  # position in a variadic group (counting resource-typed values only)
+
+
+def _tied_indices(spec: OpSpec, op: Op) -> set[int]:
+    out: set[int] = set()
+    for i in range(len(op.results)):
+        t = spec.tied_operand(op, i)
+        if t is not None:
+            out.add(t)
+    return out
+
+
+_DECLARED = {1: "read", 2: "write", 3: "read_write"}
+
+
+def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
+    """The op's declared accesses with their values, in declaration order (None when the spec
+    declares none)."""
+    if spec.accesses is None:
+        return None
+    out: list[BoundAccess] = []
+    groups = spec.operand_groups(op)
+    tied: set[int] | None = None
+    for a in spec.accesses:
+        values = groups[a.resource]
+        base = spec.operand_offset(op, a.resource)
+        size, offset, end, length = (groups[n] if n is not None else () for n in (a.size, a.offset, a.end, a.length))
+        variadic = spec.operands[spec._operand_index[a.resource]].arity == "variadic"
+        modes: list[str] = []
+        if a.mode == "declared":
+            attr = op.properties.get("resource_accesses")
+            if isinstance(attr, ArrayAttr):
+                modes = [_DECLARED.get(e.value, "read_write") if isinstance(e, IntegerAttr) else "read_write" for e in attr.elements]
+        k = 0
+        for j, v in enumerate(values):
+            if variadic and not isinstance(v.type, ResourceType):
+                continue
+            mode: str = a.mode
+            if mode == "tied":
+                if tied is None:
+                    tied = _tied_indices(spec, op)
+                mode = "read_write" if base + j in tied else "read"
+            elif mode == "declared":
+                mode = modes[k] if k < len(modes) else "read_write"
+            out.append(BoundAccess(a, base + j, v, _at(size, k), _at(offset, k), _at(end, k), _at(length, k), mode,  # type: ignore[arg-type]
+                                   k if variadic else None))
+            k += 1
+    return out
+
+
+def _at(group: tuple[Value, ...], k: int) -> Value | None:
+    return group[k] if k < len(group) else None
+
+
+def sized_operands(spec: OpSpec, op: Op) -> list[tuple[int, Value, Value]]:
+    """(operand index, resource, its size) for every sized resource operand of `op` (a variadic
+    group pairs its resource-typed values with its size group in order)."""
+    if spec.sized is None:
+        return []
+    out: list[tuple[int, Value, Value]] = []
+    for group, size_group in spec.sized.operands:
+        values = spec.operand_group(op, group)
+        sizes = iter(spec.operand_group(op, size_group))
+        base = spec.operand_offset(op, group)
+        variadic = spec.operands[spec._operand_index[group]].arity == "variadic"
+        for j, v in enumerate(values):
+            if variadic and not isinstance(v.type, ResourceType):
+                continue
+            size = next(sizes, None)
+            if size is None:
+                break
+            out.append((base + j, v, size))
+    return out
+
+
+def sized_results(spec: OpSpec, op: Op) -> list[tuple[int, Value | None]]:
+    """(result index, its size or None) for every resource-typed result of `op`, when the spec
+    declares a result-size group: the k-th resource result has the group's k-th value."""
+    if spec.sized is None or spec.sized.results is None:
+        return []
+    sizes = spec.operand_group(op, spec.sized.results)
+    out: list[tuple[int, Value | None]] = []
+    k = 0
+    for i, r in enumerate(op.results):
+        if isinstance(r.type, ResourceType):
+            out.append((i, sizes[k] if k < len(sizes) else None))
+            k += 1
+    return out
+
+
+def alias_pairs(spec: OpSpec, op: Op) -> list[tuple[int, int, Alias]]:
+    """(operand index, result index, alias) for every result that is an operand's storage
+    unchanged (`Alias`; the groups pair value by value)."""
+    out: list[tuple[int, int, Alias]] = []
+    for al in spec.aliases:
+        operand_base = spec.operand_offset(op, al.operand)
+        result_base = spec.result_offset(op, al.result)
+        n = min(len(spec.operand_group(op, al.operand)), len(spec.result_group(op, al.result)))
+        out.extend((operand_base + j, result_base + j, al) for j in range(n))
+    return out
