@@ -60,20 +60,50 @@ def matrix(tables: list[RuleTable[Any]], registered: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def failures(tables: list[RuleTable[Any]], registered: dict[str, Any]) -> list[str]:
+    """One message per (op, table) where a required entry is missing: the checklist."""
+    out = []
+    for t in tables:
+        for op in t.missing(registered):
+            out.append(
+                f"{op} has no entry in {t.name} ({_file(t)}, policy {t.policy}; it requires {t.requires.describe()}).\n"
+                f"    A rule there must: {' '.join(t.doc.split())}"
+            )
+    return out
+
+
 def test_every_required_entry_exists() -> None:
     tables = _tables()
     registered = _registered()
     print()
     print(op_census.summary())
     print(matrix(tables, registered))
-    missing = []
-    for t in tables:
-        for op in t.missing(registered):
-            missing.append(
-                f"{op} has no entry in {t.name} ({_file(t)}, policy {t.policy}; it requires {t.requires.describe()}).\n"
-                f"    A rule there must: {' '.join(t.doc.split())}"
-            )
+    missing = failures(tables, registered)
     assert not missing, "ops without a required rule (the checklist for adding an op):\n" + "\n".join(missing)
+
+
+def _new_op(name: str, levels: set[str], traits: set[str], operand_kinds: tuple[str, ...] = ()) -> Any:
+    from stream.ir.spec import Operand, OpSpec
+
+    operands = tuple(Operand(f"o{i}", kind=k) for i, k in enumerate(operand_kinds))
+    return OpSpec(name=name, operands=operands, levels=frozenset(levels), traits=frozenset(traits))
+
+
+@pytest.mark.parametrize("spec, tables", [
+    (_new_op("stream.cmd.example", {"cmd"}, {"streamable"}, ("resource", "index")), {"RECORDERS", "EFFECTS", "RULES"}),
+    (_new_op("stream.resource.example", {"cmd"}, set(), ("resource",)), {"HOST_RULES", "EFFECTS", "RULES", "USE_RULES"}),
+    (_new_op("stream.async.example", {"async"}, {"streamable"}, ("resource",)),
+     {"EFFECTS", "RULES", "CONVERSIONS", "_RESULT_SIZE", "USAGE_RULES"}),
+    (_new_op("flow.tensor.example", {"input"}, set(), ("tensor", "tensor_dims")), {"REFERENCE_RULES", "RULES", "ROLES", "_RULES"}),
+], ids=lambda x: x.name if hasattr(x, "name") else None)
+def test_adding_an_op_lists_what_it_needs(spec: Any, tables: set[str]) -> None:
+    """A new op (not registered; its spec only) fails the coverage check once per table whose
+    requirement includes it, each message naming the table, its file and what the rule does."""
+    registered = {**_registered(), spec.name: spec}
+    found = [m for m in failures(_tables(), registered) if m.startswith(spec.name + " ")]
+    assert {m.split(" has no entry in ")[1].split(" (")[0] for m in found} == tables
+    for m in found:
+        assert ".py, policy " in m and "A rule there must: " in m
 
 
 def test_every_table_is_declared() -> None:

@@ -10,8 +10,9 @@ is such a table with what used to be implicit made explicit:
   - `refuse`: `lookup` raises `MissingRule` naming the op and the table;
   - `conservative`: `lookup` returns the declared conservative `default` (a rule that assumes the
     worst, never one that proves something);
-  - `undecided`: `lookup` returns `default` (usually None) and the caller turns the op into an
-    undecided obligation (exit 3), never a definite verdict;
+  - `undecided`: `lookup` returns `default` (None, or a rule modelling the op conservatively)
+    and the caller turns what depends on the op into an undecided obligation (exit 3), never a
+    definite verdict (the verifier's `EFFECTS`);
   - `identity`: `lookup` returns `default` (usually None): the op is left alone / passes through
     unchanged (a rewrite that does not apply, an op that contributes nothing);
 * `requires`: which registered ops must have an entry (`Requirement`: explicit names, name

@@ -31,8 +31,11 @@ EFFECTS: RuleTable[EffectRule] = RuleTable(
     "EFFECTS",
     """Declare the op's events and edges (host op, device submission, nested site), its accesses
     (byte ranges and modes), readiness uses, timepoints and lifetime facts through the
-    `verify.model.Builder` vocabulary (`fn(builder, op)`, registered with `@effect(name)`).""",
-    policy="conservative",
+    `verify.model.Builder` vocabulary (`fn(builder, op)`, registered with `@effect(name)`).
+    Without a rule (and not PURE) an op touching storage or the timeline is modelled
+    conservatively (`unknown_op`: nothing done through it is ever proved) and every obligation
+    it takes part in is undecided (`verify.unmodelled`), never a violation.""",
+    policy="undecided",
     requires=Requirement(prefixes=("stream.",), unless=PURE | EXECUTABLE_ONLY,
                          why="pure ops and executable-only ops contribute nothing"),
     module="verify.rules",  # where the rules are written (verify/rules/*.py)
