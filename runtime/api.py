@@ -24,9 +24,9 @@ import numpy as np
 
 from runtime.drivers import make_driver
 from runtime.executor import Session
-from runtime.host_ops import async_abi
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import Allocation, ResourceRef, dtype_of
+from runtime.program import prepared, program_level
 from runtime.races import Finding, RaceDetector
 from runtime.reference import run_reference
 from runtime.scheduler import Scheduler
@@ -37,7 +37,6 @@ from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.gc_pause import paused_gc
 from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType, TensorType
-from stream.ir.verifier import function_level
 from stream.ir.walk import Function, constant_int, defining_ops, functions
 
 __all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types",
@@ -84,25 +83,6 @@ def select_function(module: Module, name: str | None) -> Function:
     raise DiagnosticError.at(module.location, f"the module has {len(public)} public functions ({names}); choose one with --function")
 
 
-_LEVELS: dict[int, tuple[Any, str | None]] = {}
-
-
-def program_level(f: Function) -> str | None:
-    """The level of a function, counting a tensor in its signature as the input level (a
-    function of host ops only has no level of its own). Cached per function op (ops are
-    immutable), so running one module many times walks it once."""
-    hit = _LEVELS.get(id(f.op))
-    if hit is not None and hit[0] is f.op:
-        return hit[1]
-    level = function_level(f.op)
-    if level is None and any(isinstance(t, TensorType) for t in (*f.type.inputs, *f.type.results)):
-        level = "input"
-    if len(_LEVELS) > 10_000:
-        _LEVELS.clear()
-    _LEVELS[id(f.op)] = (f.op, level)
-    return level
-
-
 def run_module(
     module: Module,
     inputs: list[Any] | None = None,
@@ -124,7 +104,8 @@ def run_module(
     DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
     DiagnosticError for programs the runtime cannot execute."""
     f = select_function(module, function)
-    level = program_level(f)
+    program = prepared(module)
+    level = program.level(f)
     if level not in ("cmd", None):
         raise DiagnosticError.at(f.op.location, f"@{f.name} is at the {level} level; the executor runs cmd-level programs. Compile it "
                                "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
@@ -176,7 +157,7 @@ def _completion(session: Session, races: RaceDetector, f: Function, host_at_retu
     visible = [a for a in session.allocations if a.kind == "import" or a.escaped]
     if not visible:
         return
-    if async_abi(f):
+    if session.program.async_abi(f):
         subs = session.external_signals
         observers = [s.start_clock for s in subs if s.start_clock is not None]
         where = subs[-1].label if subs else f"@{f.name}"

@@ -176,12 +176,14 @@ def binding_types_of(op: Op) -> tuple[TensorType, ...] | None:
 
 class Recorder:
     """Turns an execute body into commands. `value(v)` gives the run-time value of an SSA value
-    (host values and the body's captures); `kernels` resolves dispatch symbols."""
+    (host values and the body's captures); `kernels` resolves dispatch symbols; `templates` keeps
+    each dispatch's prepared template across runs of the module (`runtime.program.Program`)."""
 
-    def __init__(self, value: Callable[[Value], Any], kernels: KernelRegistry, device: str, location: str,
-                 races: RaceDetector | None, component: int, submission_index: int) -> None:
+    def __init__(self, value: Callable[[Value], Any], kernels: KernelRegistry, templates: dict[Op, Any], device: str,
+                 location: str, races: RaceDetector | None, component: int, submission_index: int) -> None:
         self.value = value
         self.kernels = kernels
+        self.templates = templates  # the prepared program's dispatch templates (runtime.program)
         self.device = device
         self.location = location  # of the execute
         self.races = races
@@ -284,19 +286,15 @@ class _DispatchTemplate:
         self.site = AccessSite(self.title, self.location, 0, None, (0, 0), 0)
 
 
-# Templates by op identity, checked against the op and the kernel registry's generation, so that
-# running one module many times (benchmarks, chaos sweeps) prepares each dispatch once.
-_TEMPLATES: dict[int, tuple[Op, KernelRegistry, int, _DispatchTemplate]] = {}
-
-
-def _dispatch_template(op: Op, kernels: KernelRegistry) -> _DispatchTemplate:
-    hit = _TEMPLATES.get(id(op))
-    if hit is not None and hit[0] is op and hit[1] is kernels and hit[2] == kernels.generation:
-        return hit[3]
+def _dispatch_template(op: Op, r: Recorder) -> _DispatchTemplate:
+    """The dispatch's template, made once per op and kernel registry generation, so that
+    running one module many times (benchmarks, chaos sweeps) prepares each dispatch once."""
+    kernels = r.kernels
+    hit = r.templates.get(op)
+    if hit is not None and hit[0] is kernels and hit[1] == kernels.generation:
+        return hit[2]  # type: ignore[no-any-return]
     t = _make_template(op, kernels)
-    if len(_TEMPLATES) > 200_000:
-        _TEMPLATES.clear()
-    _TEMPLATES[id(op)] = (op, kernels, kernels.generation, t)
+    r.templates[op] = (kernels, kernels.generation, t)
     return t
 
 
@@ -360,7 +358,7 @@ def _static_shape(t: TensorType) -> tuple[int, ...] | None:
 
 
 def _record_dispatch(r: Recorder, op: Op, comp: int) -> Command:
-    t = _dispatch_template(op, r.kernels)
+    t = _dispatch_template(op, r)
     value = r.value
     uniforms = [value(u) for u in t.uniforms] if t.uniforms else []
     n_scalars = len(uniforms) - t.n_dims

@@ -44,16 +44,6 @@ __all__ = ["SyncDriver", "TaskDriver", "ChaosDriver", "make_driver", "DRIVERS"]
 Child = Callable[[WorkContext], None]
 
 
-_LANES: dict[int, str] = {}
-
-
-def _queue_lane(sub: Submission) -> str:
-    lane = _LANES.get(sub.queue)
-    if lane is None:
-        lane = _LANES[sub.queue] = f"queue {sub.queue}"
-    return lane
-
-
 class SyncDriver(Scheduler):
     """Inline execution on the host thread."""
 
@@ -80,7 +70,7 @@ class SyncDriver(Scheduler):
 
     def _enqueue(self, sub: Submission) -> None:
         sub.state = "running"
-        ctx = WorkContext(self, sub, _queue_lane(sub), self._run_concurrent)
+        ctx = WorkContext(self, sub, f"queue {sub.queue}", self._run_concurrent)
         status = self.execute(sub, ctx)
         self.complete(sub, status)
 

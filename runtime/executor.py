@@ -21,6 +21,7 @@ from typing import Any
 from runtime.host_ops import HOST_RULES, Frame, Return
 from runtime.kernels import KernelRegistry
 from runtime.memory import Allocation, DevicePool
+from runtime.program import prepared
 from runtime.races import RaceDetector
 from runtime.scheduler import Scheduler, Submission, WorkContext
 from runtime.semaphore import Fence
@@ -37,10 +38,6 @@ __all__ = ["Session", "DEFAULT_DEVICE"]
 
 DEFAULT_DEVICE = "dev0"
 
-# Per op (by identity, checked): its own placement (None: the module's default) and location text.
-_PLACES: dict[int, tuple[Op, tuple[str, int] | None, str]] = {}
-
-
 class Session:
     """The devices, driver and bookkeeping of one run. `call` runs a function; `close` shuts the
     driver down, checks for leaks and releases every allocation."""
@@ -48,6 +45,9 @@ class Session:
     def __init__(self, module: Module, scheduler: Scheduler, kernels: KernelRegistry, *, races: RaceDetector | None = None,
                  device_memory: int | None = None) -> None:
         self.module = module
+        # What the runtime works out once per op of this module, shared by its runs.
+        self.program = prepared(module)
+        self._places = self.program.places
         self.sched = scheduler
         self.kernels = kernels
         self.races = races
@@ -77,18 +77,16 @@ class Session:
 
     def _place(self, op: Op) -> tuple[str, int, str]:
         """(device, queue, location text) of an op; what the op itself says is computed once per
-        op (ops are immutable), so that running a module again, or a function with thousands of
-        submissions, does not redo it."""
-        hit = _PLACES.get(id(op))
-        if hit is None or hit[0] is not op:
-            if len(_PLACES) > 200_000:
-                _PLACES.clear()
+        op (ops are immutable) in the prepared program, so that running a module again, or a
+        function with thousands of submissions, does not redo it."""
+        hit = self._places.get(op)
+        if hit is None:
             aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
-            hit = _PLACES[id(op)] = (op, _placement(aff), str(op.location))
-        placed = hit[1]
+            hit = self._places[op] = (_placement(aff), str(op.location))
+        placed = hit[0]
         if placed is None:
-            return self.default_device, 0, hit[2]
-        return placed[0], placed[1], hit[2]
+            return self.default_device, 0, hit[1]
+        return placed[0], placed[1], hit[1]
 
     def location(self, op: Op) -> str:
         return self._place(op)[2]

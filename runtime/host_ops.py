@@ -44,30 +44,11 @@ from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import view
 from stream.ir.types import TensorType
-from stream.ir.walk import Function
 
 if TYPE_CHECKING:
     from runtime.executor import Session
 
-__all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices", "async_abi"]
-
-# Named operand groups by op identity (ops are immutable): a module run many times, or a
-# function with thousands of submissions, computes each op's segment layout once.
-_VIEWS: dict[int, tuple[Op, dict[str, Any]]] = {}
-
-
-def group(op: Op, name: str) -> Any:
-    """`view(op).<name>`, memoized per op."""
-    hit = _VIEWS.get(id(op))
-    if hit is None or hit[0] is not op:
-        if len(_VIEWS) > 200_000:
-            _VIEWS.clear()
-        hit = _VIEWS[id(op)] = (op, {})
-    cache = hit[1]
-    if name not in cache:
-        cache[name] = getattr(view(op), name)
-    return cache[name]
-
+__all__ = ["HOST_RULES", "Frame", "Return", "host_wait", "pack_slices"]
 
 class Return(Exception):
     """Raised by a return op to end the function with its values."""
@@ -79,20 +60,15 @@ class Return(Exception):
 
 
 # -- host rules ------------------------------------------------------------------------------------
-_CONSTANTS: dict[int, tuple[Op, Any]] = {}
-
-
 @rule("arith.constant")
 def _constant(fr: Frame, op: Op) -> None:
-    hit = _CONSTANTS.get(id(op))
-    if hit is not None and hit[0] is op:
-        fr.env[op.results[0]] = hit[1]
+    constants = fr.session.program.constants
+    if op in constants:
+        fr.env[op.results[0]] = constants[op]
         return
     value = host_value_of_constant(op.properties["value"], op.results[0].type)
     if not isinstance(value, np.ndarray):  # scalars are immutable: one per op, for every run
-        if len(_CONSTANTS) > 200_000:
-            _CONSTANTS.clear()
-        _CONSTANTS[id(op)] = (op, value)
+        constants[op] = value
     fr.env[op.results[0]] = value
 
 
@@ -182,27 +158,15 @@ def _export(fr: Frame, op: Op) -> None:
     ref.allocation.escaped = True
     # With the async ABI the caller reads the buffer once the signalled fences are reached; the
     # completion check (runtime.races) makes sure they cover its producers.
-    raw = _host_access(fr, op, ref, 0, nbytes, False, what, check=not async_abi(fr.function))
+    raw = _host_access(fr, op, ref, 0, nbytes, False, what, check=not fr.session.program.async_abi(fr.function))
     fr.env[op.results[0]] = BufferView(raw.view(dtype).reshape(shape), t.element)
-
-
-_ASYNC_ABI: dict[int, tuple[Op, bool]] = {}
-
-
-def async_abi(f: Function) -> bool:
-    """Whether a function uses IREE's coarse-fences (async) ABI: it signals caller fences with
-    `stream.timepoint.chain_external`, and the caller observes its results when they are reached."""
-    hit = _ASYNC_ABI.get(id(f.op))
-    if hit is None or hit[0] is not f.op:
-        hit = _ASYNC_ABI[id(f.op)] = (f.op, any(o.name == "stream.timepoint.chain_external" for o in f.body.ops))
-    return hit[1]
 
 
 @rule("func.return", "util.return")
 def _return(fr: Frame, op: Op) -> None:
     values = [fr.value(v) for v in op.operands]
     fr.session.return_location = str(op.location)
-    sync = not async_abi(fr.function)
+    sync = not fr.session.program.async_abi(fr.function)
     for value in values:
         if isinstance(value, ResourceRef):
             value.allocation.escaped = True
@@ -239,11 +203,11 @@ def _join(fr: Frame, op: Op) -> None:
 
 @rule("stream.timepoint.await")
 def _await(fr: Frame, op: Op) -> None:
-    fence = _fence(fr, group(op, "await_timepoint"))
+    fence = _fence(fr, fr.session.program.group(op, "await_timepoint"))
     # The host blocks at every await, but only a `sync` one orders what follows for the race
     # detector: a pure await orders the users of its results (Session._gated).
     host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}", ordering=is_sync_await(op))
-    for r, operand in zip(op.results, group(op, "resource_operands")):
+    for r, operand in zip(op.results, fr.session.program.group(op, "resource_operands")):
         fr.env[r] = fr.value(operand)
 
 
@@ -324,7 +288,7 @@ def _execute(fr: Frame, op: Op) -> None:
     env = fr.env
     # The body's block arguments are values of their own: binding them in the frame makes every
     # lookup while recording one dict access (the hot path of a run with many small commands).
-    for arg, operand in zip(body.arguments, group(op, "resource_operands")):
+    for arg, operand in zip(body.arguments, s.program.group(op, "resource_operands")):
         env[arg] = _ref(fr, operand, op)
     value = env.__getitem__
 
@@ -334,7 +298,7 @@ def _execute(fr: Frame, op: Op) -> None:
     index = races.next_seq() if races is not None else 0
     tracer = s.tracer
     start = tracer.now() if tracer is not None else 0.0
-    recorder = Recorder(value, s.kernels, device, s.location(op), races, component, index)
+    recorder = Recorder(value, s.kernels, s.program.templates, device, s.location(op), races, component, index)
     if races is not None:
         recorder.devices = s.devices_of(op)
     try:
@@ -345,7 +309,7 @@ def _execute(fr: Frame, op: Op) -> None:
         raise
     if tracer is not None:
         tracer.slice(tracer.track(None, "host"), "record execute", start, tracer.now(), cat="host", args={"op": str(op.location)})
-    fence, _ = s.submit(op, "execute", _fence(fr, group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),
+    fence, _ = s.submit(op, "execute", _fence(fr, s.program.group(op, "await_timepoint")), lambda ctx: run_commands(commands, ctx),
                         component=component, final_local=recorder.local if races is not None else None)
     fr.env[op.results[-1]] = fence
 

@@ -174,10 +174,11 @@ class Alias:
         return isinstance(self.value, Type)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Module:
     """A module: top-level ops (functions, executables, globals, ...) plus its attributes and
-    the alias definitions that precede it in the text."""
+    the alias definitions that precede it in the text. Weakly referenceable, so that what a
+    consumer prepares for a module (the runtime's `runtime.program.Program`) goes with it."""
 
     ops: tuple[Op, ...] = ()
     attributes: Mapping[str, Attribute] = field(default_factory=lambda: EMPTY)
