@@ -36,8 +36,8 @@ CALL_OPS = frozenset({"util.call", "func.call"})
 _PASS_THROUGH = frozenset({"stream.timepoint.join"})
 _NOTHING = frozenset({"stream.timepoint.immediate"})
 
-# (callee op, module) -> {result index of a handed resource: (its timepoint's index, closure)}
-_CACHE: dict[int, tuple[Op, dict[int, tuple[int, frozenset[int]]] | None]] = {}
+# {result index of a handed resource: (its timepoint's index, the ops that timepoint waits for)}
+Handed = dict[int, tuple[int, frozenset[Op]]]
 
 
 def _callee(module: Module | None, op: Op) -> Function | None:
@@ -48,32 +48,23 @@ def _callee(module: Module | None, op: Op) -> Function | None:
     return f if f is not None and is_private(f) and len(f.blocks) == 1 else None
 
 
-def returned_timepoints(f: Function) -> dict[int, tuple[int, frozenset[int]]] | None:
+def returned_timepoints(f: Function) -> Handed | None:
     """For each resource `f` returns with a timepoint made by its own modelled work: the index of
-    that timepoint, and the ops (by id) it transitively waits for. None when `f` cannot say."""
-    hit = _CACHE.get(id(f.op))
-    if hit is not None and hit[0] is f.op:
-        return hit[1]
-    out = _summarise(f)
-    _CACHE[id(f.op)] = (f.op, out)
-    return out
-
-
-def _summarise(f: Function) -> dict[int, tuple[int, frozenset[int]]] | None:
+    that timepoint, and the ops it transitively waits for. None when `f` cannot say."""
     from verify.rules import EFFECTS
 
     ops = f.body.ops
     if not ops or ops[-1].name not in ("util.return", "func.return"):
         return None
     defs = defining_ops(f.body)
-    memo: dict[Value, frozenset[int] | None] = {}
+    memo: dict[Value, frozenset[Op] | None] = {}
 
-    def closure(t: Value, depth: int = 0) -> frozenset[int] | None:
+    def closure(t: Value, depth: int = 0) -> frozenset[Op] | None:
         """What `t` waits for: the modelled ops that reach it; None if an unmodelled one does."""
         if t in memo:
             return memo[t]
         d = defs.get(t)
-        res: frozenset[int] | None
+        res: frozenset[Op] | None
         if d is None or d.name in _NOTHING or depth > 200:
             res = frozenset() if depth <= 200 else None
         elif d.name not in EFFECTS:
@@ -83,7 +74,7 @@ def _summarise(f: Function) -> dict[int, tuple[int, frozenset[int]]] | None:
             if any(p is None for p in parts):
                 res = None
             else:
-                acc: set[int] = set() if d.name in _PASS_THROUGH else {id(d)}
+                acc: set[Op] = set() if d.name in _PASS_THROUGH else {d}
                 for p in parts:
                     acc |= p  # type: ignore[arg-type]
                 res = frozenset(acc)
@@ -91,7 +82,7 @@ def _summarise(f: Function) -> dict[int, tuple[int, frozenset[int]]] | None:
         return res
 
     ret = ops[-1]
-    out: dict[int, tuple[int, frozenset[int]]] = {}
+    out: Handed = {}
     for i, j in handed_pairs(f, ret).items():
         c = closure(ret.operands[j])
         if c is None:
@@ -106,11 +97,15 @@ def after_call(b: Builder, op: Op, site: Site) -> None:
     f = _callee(b.model.module, op)
     if f is None:
         return
-    handed = returned_timepoints(f)
+    # Summarised once per caller model (not in a process-wide cache keyed by the callee's id).
+    if f.op in b.call_summaries:
+        handed = b.call_summaries[f.op]
+    else:
+        handed = b.call_summaries[f.op] = returned_timepoints(f)
     if not handed:
         return
     name = f"@{f.name}"
-    reached: dict[int, tuple[int, frozenset[int]]] = {}
+    reached: dict[int, tuple[int, frozenset[Op]]] = {}
     for i, (j, c) in sorted(handed.items(), key=lambda kv: len(kv[1][1])):
         if j >= len(op.results) or i >= len(op.results):
             return

@@ -161,6 +161,8 @@ class Builder:
         self._external_signals: dict[Value, list[int]] = {}
         self._external_waits: list[tuple[int, tuple[Value, ...]]] = []
         self._external_sources: dict[Value, int | None] = {}
+        # What each private callee's return promises (verify.calls), summarised once per model.
+        self.call_summaries: dict[Op, dict[int, tuple[int, frozenset[Op]]] | None] = {}
 
     # -- placement ----------------------------------------------------------------------------
     @property

@@ -77,7 +77,7 @@ class Parser(AttrParser):
         self._attr_memo: dict[str, object] = {}
         self.aliases: list[Alias] = []
         self._frames: list[_Frame] = [_Frame(isolated=True, forward={}, default_dialect="builtin")]
-        self._pending_successors: dict[int, list[tuple[str, int]]] = {}
+        self._pending_successors: dict[Op, list[tuple[str, int]]] = {}
         # Region nesting limit, as frames (the bottom frame is the top level). A top-level
         # `module { ... }` does not count: the printer adds one to a module read without it.
         self._max_frames = MAX_NESTING
@@ -249,7 +249,7 @@ class Parser(AttrParser):
             state.location,
         )
         if state.successors:
-            self._pending_successors[id(op)] = state.successors
+            self._pending_successors[op] = state.successors
         return op
 
     def parse_optional_loc(self) -> str | None:
@@ -459,7 +459,7 @@ class Parser(AttrParser):
     def _resolve_successors(self, blocks: list[Block], labels: dict[str, int]) -> list[Block]:
         out = []
         for block in blocks:
-            pending = self._pending_successors.pop(id(block.ops[-1]), None) if block.ops else None
+            pending = self._pending_successors.pop(block.ops[-1], None) if block.ops else None
             if pending:
                 indices = []
                 for label, pos in pending:
@@ -468,7 +468,7 @@ class Parser(AttrParser):
                     indices.append(labels[label])
                 block = block.replace(ops=block.ops[:-1] + (block.ops[-1].replace(successors=tuple(indices)),))
             for op in block.ops[:-1]:
-                if id(op) in self._pending_successors:
+                if op in self._pending_successors:
                     raise DiagnosticError.at(op.location, f"'{op.name}' has successors but is not the last op of its block", self.source)
             out.append(block)
         return out
