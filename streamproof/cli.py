@@ -20,12 +20,9 @@ import traceback
 from collections.abc import Callable, Sequence
 
 from stream.ir.diagnostics import DiagnosticError
+from streamproof.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
 
-EXIT_OK, EXIT_VIOLATION, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
-
-
-class UsageError(Exception):
-    """Bad command-line usage (exit 2)."""
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_VIOLATION", "EXIT_BAD_INPUT", "EXIT_UNKNOWN", "UsageError"]
 
 
 class _Parser(argparse.ArgumentParser):

@@ -82,13 +82,8 @@ class PipelineError(ValueError):
 _ITEM = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*(?:\{([^{}]*)\})?\s*(?:,|$)")
 
 
-def _load_passes() -> None:
-    import stream.passes  # noqa: F401  (registers every pass module)
-
-
 def parse_pipeline(text: str) -> list[tuple[PassInfo, Any]]:
     """`a,b{opt=v,flag=true}` -> [(PassInfo, options)]. An empty string is the empty pipeline."""
-    _load_passes()
     out: list[tuple[PassInfo, Any]] = []
     pos = 0
     text = text.strip()

@@ -25,6 +25,7 @@ from typing import Any
 
 from stream.ir.core import Module
 from stream.ir.printer import print_module
+from streamproof.errors import EXIT_OK, UsageError
 from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
 
 HELP = __doc__ or ""
@@ -68,7 +69,6 @@ def camel(name: str) -> str:
 def main(args: argparse.Namespace) -> int:
     from stream.passes import PASSES, PipelineError
     from streamproof.api import CompileError, CompileResult, compile
-    from streamproof.cli import EXIT_OK, UsageError
     from verify.discharge import DEFAULT_RLIMIT
 
     if args.rlimit is not None and args.rlimit <= 0:

@@ -19,6 +19,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from streamproof.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_VIOLATION, UsageError
+
 HELP = __doc__ or ""
 
 
@@ -29,7 +31,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from streamproof.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_VIOLATION, UsageError
     from verify.prove import default_root, run
 
     paths = [Path(p) for p in args.paths] or [default_root()]

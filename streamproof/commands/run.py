@@ -50,11 +50,12 @@ import numpy as np
 from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.verifier import verify_structure
+from streamproof.errors import EXIT_OK, EXIT_VIOLATION, UsageError
 from streamproof.io import OutputError, check_dump_dir, check_output, parse_inputs, write_output
 
 HELP = __doc__ or ""
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_FAILED = EXIT_VIOLATION  # a run that fails: races, a --check mismatch, an error status
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -86,7 +87,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     import runtime
     from runtime.kernels import DEFAULT_REGISTRY, KernelError, load_kernel_file
-    from streamproof.cli import UsageError
 
     for path in args.kernels:
         try:
@@ -192,7 +192,6 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
 def _inputs(args: argparse.Namespace, module: Module, name: str) -> list[Any]:
     import runtime
     from runtime.values import DEFAULT_MAX_INPUT_BYTES
-    from streamproof.cli import UsageError
 
     limit = DEFAULT_MAX_INPUT_BYTES if args.max_input_bytes is None else args.max_input_bytes
     try:

@@ -28,6 +28,7 @@ from typing import Any
 from stream.ir.element_types import check_sized
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
+from streamproof.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
 from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
 from verify.properties import help_text
 
@@ -48,7 +49,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from streamproof.cli import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
     from verify import DEFAULT_RLIMIT, verify_module
     from verify.hook import refinement_findings
 
