@@ -213,14 +213,17 @@ def property_class(name: str) -> PropertyClass:
         raise KeyError(f"unknown property class {name!r} (known: {', '.join(CLASSES)})") from None
 
 
+_RUNTIME = {"finding": "reported", "error": "the run fails", "none": "not by this name"}
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
 def readme_table() -> str:
-    """The README's table of classes: name, severity, meaning."""
-    rows = ["| class | severity | meaning |", "|---|---|---|"]
-    rows += [f"| `{p.name}` | {p.severity} | {_cell(p.doc)} |" for p in PROPERTIES]
+    """The README's table of classes: name, severity, meaning, what `run --check-races` does."""
+    rows = ["| class | severity | meaning | `run --check-races` |", "|---|---|---|---|"]
+    rows += [f"| `{p.name}` | {p.severity} | {_cell(p.doc)} | {_RUNTIME[p.runtime]} |" for p in PROPERTIES]
     return "\n".join(rows)
 
 
