@@ -15,6 +15,8 @@ few facts the code acts on:
 * `identity`: how the pass hook (`verify.hook`) recognises the finding in the pass input, to
   call it pre-existing: by the `ops` involved, or by the `allocation` (a pass may move the ops);
 * `per_detail`: one finding per distinct range check, not one per pair of ops;
+* `witness`: whether a counterexample comes with a witness schedule (`verify.witness`; a leak
+  or a cycle has none);
 * `runtime`: what the executor's `--check-races` does about it: `finding` (it reports the class
   dynamically, with the same name and severity), `error` (the run fails with an error status),
   or `none`.
@@ -60,6 +62,7 @@ class PropertyClass:
     message: Literal["order", "range", "detail", "cycle", "values"] = "order"
     identity: Literal["ops", "allocation"] = "ops"
     per_detail: bool = False
+    witness: bool = True
     runtime: Literal["finding", "error", "none"] = "finding"
 
     def __post_init__(self) -> None:
@@ -130,7 +133,7 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "a transient `alloca`/`alloc` never freed and never handed out",
         "`fact`: decided by the storage model alone",
         "the allocation; no witness (nothing happens, so nothing to schedule)",
-        ("fact",), message="detail", identity="allocation",
+        ("fact",), message="detail", identity="allocation", witness=False,
     ),
     PropertyClass(
         "MISSED_WAIT", "error",
@@ -153,7 +156,7 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "a cycle in the event graph: e.g. a host wait on an imported fence that only work issued after the wait signals",
         "found by happens-before itself: the event graph has a cycle (nothing else in that function is checked)",
         "the waits on the cycle, in order",
-        (), message="cycle", runtime="error",
+        (), message="cycle", runtime="error", witness=False,
     ),
     PropertyClass(
         "AFFINITY_MISMATCH", "error",

@@ -24,6 +24,7 @@ from verify.discharge import DEFAULT_RLIMIT, Verdict, cond_exprs, cond_z3
 from verify.events import Ev, Site
 from verify.model import FunctionModel
 from verify.obligations import Obligation
+from verify.properties import property_class
 
 __all__ = ["Witness", "Step", "build_witness", "WitnessError"]
 
@@ -62,7 +63,7 @@ def build_witness(model: FunctionModel, ob: Obligation, verdict: Verdict, before
     later: tuple[Site, Site] | None = None  # pack: the pair whose uses come back after the other slice's
     if ob.shape == "pack":
         (a, b), later = _pack_pairs(ob, before)
-    if a is None or ob.cls in ("LEAK", "DEADLOCK"):
+    if a is None or not property_class(ob.cls).witness:
         return None
     side_a = [a.start, a.end]
     side_b: list[int] = []

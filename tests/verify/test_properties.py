@@ -136,3 +136,16 @@ def test_corpus_expectations_name_known_classes() -> None:
     allowed = set(CLASSES) | {"proved", "UNKNOWN"}
     bad = {str(p.relative_to(ROOT)): sorted(expectations(p.read_text()) - allowed) for p in sorted((ROOT / "proofs/corpus").glob("*.mlir"))}
     assert {k: v for k, v in bad.items() if v} == {}
+
+
+@pytest.mark.parametrize("program", ["cmd_leak.mlir", "cmd_deadlock.mlir", "cmd_concurrent_raw.mlir", "cmd_oob_symbolic.mlir"])
+def test_violations_take_severity_and_witness_from_their_record(program: str) -> None:
+    from verify import verify_module
+
+    path = ROOT / "proofs/corpus" / program
+    report = verify_module(parse_module(path.read_text(), str(path)))
+    assert report.violations
+    for v in report.violations:
+        record = property_class(v.cls)
+        assert v.severity == record.severity, v.cls
+        assert (v.witness is not None) == record.witness, v.cls
