@@ -91,7 +91,7 @@ def verify_function(
     hb = HappensBefore(model.graph)
     decider = Decider(model, hb, smt, rlimit, smt_dump)
     if hb.cycle is not None:
-        report.violations.append(deadlock_violation(model, hb.cycle, names))
+        report.violations.append(deadlock_violation(model, hb.cycle))
         decider.stats.obligations += 1
         decider.stats.violated += 1
         return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, "deadlock: nothing else checked")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stream.ir.core import Location, Value
+from stream.ir.core import Location
 from verify.discharge import Verdict
 from verify.events import Site
 from verify.model import Access, FunctionModel
@@ -41,7 +41,7 @@ def _known(e: Expr, values: dict[int, int]) -> bool:
     return all(a in values for a in e.atoms())
 
 
-def _op_text(model: FunctionModel, site: Site, acc: Access | None, names: Namer, values: dict[int, int]) -> str:
+def _op_text(model: FunctionModel, site: Site, acc: Access | None, names: Namer) -> str:
     op = site.op
     head = op.name
     if site.name.startswith("dispatch "):
@@ -53,10 +53,6 @@ def _op_text(model: FunctionModel, site: Site, acc: Access | None, names: Namer,
     off = fmt_expr(acc.local, model, names)
     length = fmt_expr(acc.length, model, names)
     return f"{head}  {acc.label} {names(acc.value)}[{off} for {length}]"
-
-
-def _alloc_name(model: FunctionModel, value: Value, names: Namer) -> str:
-    return names(value)
 
 
 def _bytes(model: FunctionModel, ob: Obligation, values: dict[int, int]) -> tuple[int, int] | None:
@@ -104,7 +100,7 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
     return on
 
 
-def _context(model: FunctionModel, site: Site) -> str:
+def _context(site: Site) -> str:
     return site.context if site.path else ("host" if site.host else site.context)
 
 
@@ -123,7 +119,7 @@ def make_violation(
         sites.append((ob.roles[1] or "op", ob.second, ob.y if ob.y is not None and ob.y.site is ob.second else None))
     elif ob.second is ob.first and ob.y is not None and ob.first is not None:
         sites.append((ob.roles[1] or "op", ob.first, ob.y))
-    ops = [OpRef(role, _op_text(model, s, acc, names, values), s.op.location, _context(model, s)) for role, s, acc in sites]
+    ops = [OpRef(role, _op_text(model, s, acc, names), s.op.location, _context(s)) for role, s, acc in sites]
     if not ops and ob.op is not None:
         ops.append(OpRef(ob.roles[0] or "op", ob.op.name, ob.op.location, ""))
     primary: Location
@@ -138,7 +134,7 @@ def make_violation(
     alloc = None
     if ob.alloc is not None:
         where = ob.alloc.op.location if ob.alloc.op is not None else ob.alloc.location
-        alloc = (_alloc_name(model, ob.alloc.value, names), ob.alloc.kind.value, where)
+        alloc = (names(ob.alloc.value), ob.alloc.kind.value, where)
     symbols: dict[str, str | int] = {}
     for a, value in sorted(values.items()):
         atom = model.symbols.atoms[a]
@@ -160,14 +156,14 @@ def make_violation(
     return v
 
 
-def deadlock_violation(model: FunctionModel, cycle: list[int], names: Namer) -> Violation:
+def deadlock_violation(model: FunctionModel, cycle: list[int]) -> Violation:
     units = model.graph.units
     ops: list[OpRef] = []
     for u in cycle:
         unit = units[u]
         site = unit.site
         if site is not None:
-            ops.append(OpRef("waits on" if not ops else "then", f"{site.op.name} ({unit.name})", site.op.location, _context(model, site)))
+            ops.append(OpRef("waits on" if not ops else "then", f"{site.op.name} ({unit.name})", site.op.location, _context(site)))
     primary = ops[0].location if ops else model.func.op.location
     msg = "a wait can never be satisfied: " + " -> ".join(units[u].name for u in cycle) + " -> (back to the first)"
     return Violation("DEADLOCK", property_class("DEADLOCK").severity, model.func.name, msg, primary, ops)
