@@ -109,7 +109,9 @@ def run_module(
     if level not in ("cmd", None):
         raise DiagnosticError.at(f.op.location, f"@{f.name} is at the {level} level; the executor runs cmd-level programs. Compile it "
                                "first (`streamproof run` does that for input files) or run it with runtime.run_reference")
-    check_holdable(module, f.name)
+    if f.name not in program.holdable:  # a walk of every function it calls: once per module
+        check_holdable(module, f.name)
+        program.holdable.add(f.name)
     tracer = trace if isinstance(trace, Tracer) else (Tracer() if trace else None)
     races = RaceDetector() if check_races else None
     if isinstance(driver, Scheduler):

@@ -42,9 +42,10 @@ class Program:
     `places[op]` is (placement or None for the module's default, location text); `constants[op]`
     a scalar constant's host value; `templates[op]` (registry, its generation, template);
     `levels[f.op]` and `async_abis[f.op]` a function's level and whether it uses the
-    coarse-fences ABI."""
+    coarse-fences ABI; `holdable` the functions `runtime.values.check_holdable` accepted (the
+    module is immutable, so the check, a walk of everything a function calls, is not redone)."""
 
-    __slots__ = ("groups", "places", "constants", "templates", "levels", "async_abis", "__weakref__")
+    __slots__ = ("groups", "places", "constants", "templates", "levels", "async_abis", "holdable", "__weakref__")
 
     _live: ClassVar[weakref.WeakSet[Program]] = weakref.WeakSet()
 
@@ -55,6 +56,7 @@ class Program:
         self.templates: dict[Op, tuple[Any, int, Any]] = {}
         self.levels: dict[Op, str | None] = {}
         self.async_abis: dict[Op, bool] = {}
+        self.holdable: set[str] = set()
         Program._live.add(self)
 
     def group(self, op: Op, name: str) -> Any:

@@ -78,3 +78,28 @@ def test_a_template_is_remade_when_the_kernel_registry_changes() -> None:
     np.testing.assert_array_equal(result.results[0], np.full(4, -7.0, np.float32))
     result = run_module(module, [X], driver="sync")
     np.testing.assert_array_equal(result.results[0], np.maximum(X + 1, 0))
+
+
+def test_the_element_type_check_runs_once_per_module_and_a_refusal_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check_holdable` walks everything a function calls (most of a 1000-dispatch run when it
+    ran on every run): it runs on a module's first run only; a refusal is never remembered."""
+    import runtime.api
+    from stream.ir.diagnostics import DiagnosticError
+
+    calls: list[str] = []
+    real = runtime.api.check_holdable
+
+    def counting(module, function):  # type: ignore[no-untyped-def]
+        calls.append(function)
+        real(module, function)
+
+    monkeypatch.setattr(runtime.api, "check_holdable", counting)
+    module = parse(TEXT)
+    for _ in range(3):
+        run_module(module, [X], driver="sync")
+    assert calls == ["f"]
+    bad = parse(TEXT.replace("%one = arith.constant 1065353216 : i32", "%one = arith.constant 1065353216 : i32\n  %bad = arith.constant 1.0 : bf16"))
+    for _ in range(2):
+        with pytest.raises(DiagnosticError, match="bf16"):
+            run_module(bad, [X], driver="sync")
+    assert calls == ["f", "f", "f"]
