@@ -1,15 +1,17 @@
 """The storage map: which allocation, at which byte offset, every resource value names.
 
 SPEC §3.2: a resource value is a window `(allocation, offset, size)` of some allocation. Values
-get their storage from the op that defines them, by a rule table keyed by op name:
+get their storage from the op that defines them, by a rule table keyed by op name or by the
+op's interfaces (sizes from `Sized`, aliases from `Alias`):
 
 * allocations: `resource.alloca` / `resource.alloc` (owned), `tensor.import` (borrowed, or owned
   by the program with `consume`), `resource.constants`, resource-typed function arguments
   (caller storage), and at the async and tensor levels every untied result (a fresh value);
-* aliases: `resource.subview` (adds its offset), region captures (block arguments alias the
-  captured operands), tied results (the result *is* its operand's storage: a new *version* of it),
-  `timepoint.await` / `timepoint.barrier` / `async.cast` results (the same version passed through),
-  execute and concurrent results (the storage of the value the region yields).
+* aliases: results an op's spec declares as an operand's storage (`Alias`, stream.ir.interfaces:
+  `timepoint.await` / `timepoint.barrier` / `async.cast` / `async.barrier`, the same version
+  passed through; `resource.subview`, a window that adds its offset), region captures (block
+  arguments alias the captured operands), tied results (the result *is* its operand's storage: a
+  new *version* of it), execute and concurrent results (the storage of the value the region yields).
 
 `version` numbers the values of one storage at the async level: an in-place write (a tie) ends
 the operand's version and starts a new one, so "every reader of the old version happens before
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.interfaces import alias_pairs, sized_operands, sized_results
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
@@ -174,8 +177,11 @@ class _Walker:
     def op(self, op: Op) -> None:
         self.storage.op_device[op] = self.device(op)
         rule = STORAGE_RULES.get(op.name)
+        spec = spec_for(op)
         if rule is not None:
             rule(self, op)
+        elif spec is not None and spec.aliases:
+            alias_results(self, op, spec)
         elif any(isinstance(r.type, ResourceType) for r in op.results):
             default_results(self, op)
         elif op.regions and op.name not in OPAQUE_REGION_OPS:
@@ -206,8 +212,9 @@ STORAGE_RULES: RuleTable[StorageRule] = RuleTable(
     policy="conservative",
     requires=Requirement(
         ops=(MODELLED_REGION_OPS - OPAQUE_REGION_OPS) | {"stream.resource.alloca", "stream.resource.alloc", "stream.resource.constants",
-                                                        "stream.tensor.import", "stream.resource.subview"},
-        why="allocations, imports, subviews and the region ops whose bodies are modelled"),
+                                                        "stream.tensor.import"},
+        why="allocations, imports and the region ops whose bodies are modelled (aliases such as subviews, awaits and "
+            "casts come from the spec's `Alias` interface, `alias_results`)"),
 )
 
 def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
@@ -215,26 +222,15 @@ def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
     return STORAGE_RULES.register(*names)
 
 
-def _group(spec: OpSpec, op: Op, name: str) -> tuple[Value, ...]:
-    return spec.operand_group(op, name) if name in spec._operand_index else ()
-
-
-_RESULT_SIZE_GROUPS = ("result_sizes", "result_size", "storage_size", "target_size", "size", "resource_size")
-
-
 def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
-    """The size operand of each resource result of `op` (None where the op states none)."""
-    n = sum(1 for r in op.results if isinstance(r.type, ResourceType))
-    if spec is None:
-        return [None] * n
-    for name in _RESULT_SIZE_GROUPS:
-        group = _group(spec, op, name)
-        if group:
-            return list(group) + [None] * (n - len(group)) if len(group) < n else list(group[:n])
-    return [None] * n
+    """The size operand of each resource result of `op` (None where the op states none), from the
+    spec's `Sized` interface."""
+    if spec is None or spec.sized is None or spec.sized.results is None:
+        return [None] * sum(1 for r in op.results if isinstance(r.type, ResourceType))
+    return [size for _i, size in sized_results(spec, op)]
 
 
-def default_results(w: _Walker, op: Op) -> None:
+def default_results(w: _Walker, op: Op, skip: set[int] | frozenset[int] = frozenset()) -> None:
     """Tied resource results alias their operand (a new version); the others are fresh values
     on the op's device (UNKNOWN allocations for ops without an effect rule)."""
     spec = spec_for(op)
@@ -242,6 +238,9 @@ def default_results(w: _Walker, op: Op) -> None:
     k = 0
     for i, r in enumerate(op.results):
         if not isinstance(r.type, ResourceType):
+            continue
+        if i in skip:
+            k += 1
             continue
         declared = (sizes[k] if k < len(sizes) else None) or w.first_size.get(r)
         size = w.size(declared)
@@ -296,24 +295,22 @@ def _constants(w: _Walker, op: Op) -> None:
         w.storage.allocate(r, AllocKind.CONSTANTS, op, w.size(s), w.device(op), op.location)
 
 
-@storage_rule("stream.resource.subview")
-def _subview(w: _Walker, op: Op) -> None:
-    spec = spec_for(op)
-    assert spec is not None
-    offset = w.symbols.expr(spec.operand_group(op, "source_offset")[0])
-    size = w.symbols.expr(spec.operand_group(op, "result_size")[0])
-    w.storage.alias(op.results[0], op.operands[0], offset, size)
-
-
-@storage_rule("stream.timepoint.await")
-def _await(w: _Walker, op: Op) -> None:
-    for operand, result in zip(op.operands, op.results):
-        w.storage.alias(result, operand)
-
-
-@storage_rule("stream.timepoint.barrier", "stream.async.cast", "stream.async.barrier")
-def _passthrough(w: _Walker, op: Op) -> None:
-    w.storage.alias(op.results[0], op.operands[0])
+def alias_results(w: _Walker, op: Op, spec: OpSpec) -> None:
+    """Results the spec declares as an operand's storage unchanged (`Alias`: await, barriers,
+    cast) are the same version of it; a window (subview) adds its offset and has its own size.
+    Other resource results follow `default_results`."""
+    aliased: set[int] = set()
+    groups = operand_groups(op, spec)
+    for operand, result, alias in alias_pairs(spec, op):
+        aliased.add(result)
+        if alias.offset is None:
+            w.storage.alias(op.results[result], op.operands[operand])
+        else:
+            offset = w.symbols.expr(groups[alias.offset][0])
+            size = w.symbols.expr(groups[alias.length][0]) if alias.length is not None else None
+            w.storage.alias(op.results[result], op.operands[operand], offset, size)
+    if any(isinstance(r.type, ResourceType) for i, r in enumerate(op.results) if i not in aliased):
+        default_results(w, op, skip=aliased)
 
 
 @storage_rule("stream.async.transfer")
@@ -394,35 +391,15 @@ def default_device(func: Function, module: Module | None) -> frozenset[str] | No
 def operand_groups(op: Op, spec: OpSpec | None = None) -> dict[str, tuple[Value, ...]]:
     """Every operand group of `op` by name (segment sizes computed once)."""
     spec = spec or spec_for(op)
-    if spec is None:
-        return {}
-    out: dict[str, tuple[Value, ...]] = {}
-    start = 0
-    for group, n in zip(spec.operands, spec.operand_sizes(op)):
-        out[group.name] = op.operands[start : start + n]
-        start += n
-    return out
-
-
-_SIZE_GROUPS = {"resource_operands": "resource_operand_sizes", "resources": "resource_sizes"}
+    return spec.operand_groups(op) if spec is not None else {}
 
 
 def declared_sizes(op: Op) -> list[tuple[Value, Value]]:
-    """(resource operand, the size operand the op declares for it) pairs of one op."""
+    """(resource operand, the size operand the op declares for it) pairs of one op (`Sized`)."""
     spec = spec_for(op)
-    if spec is None or not op.operands:
+    if spec is None or spec.sized is None or not op.operands:
         return []
-    groups = operand_groups(op, spec)
-    out: list[tuple[Value, Value]] = []
-    for group in spec.operands:
-        if group.arity == "single" and group.kind == "resource":
-            size = groups.get(f"{group.name}_size")
-            if size:
-                out.append((groups[group.name][0], size[0]))
-        elif group.name in _SIZE_GROUPS and _SIZE_GROUPS[group.name] in groups:
-            resources = [v for v in groups[group.name] if isinstance(v.type, ResourceType)]
-            out.extend(zip(resources, groups[_SIZE_GROUPS[group.name]]))
-    return out
+    return [(v, size) for _i, v, size in sized_operands(spec, op)]
 
 
 def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:

@@ -21,6 +21,7 @@ from stream.ir.core import Op, Region, Value
 from stream.ir.interfaces import Access, Alias, Sized, Timeline
 from stream.ir.spec_registry import OpState, register
 from stream.ir.types import I32, INDEX, TIMEPOINT, Type
+from stream.ir.views import OpView, view_class
 
 if TYPE_CHECKING:
     from stream.ir.format import Format, ParseContext
@@ -120,6 +121,7 @@ class OpSpec:
     custom_parse: Callable[[Parser, OpState], None] | None = None
     custom_print: Callable[[Printer, Op], None] | None = None
     _format: Format | None = field(default=None, init=False, repr=False)
+    _view: type[OpView] | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.traits = frozenset(self.traits) | ({"timeline"} if self.timeline is not None else frozenset())
@@ -265,6 +267,12 @@ class OpSpec:
         be given as a list of ints), so that a built op equals its printed-and-parsed self."""
         operands = operands or {}
         results = results or {}
+        tiable = {"tied_operands"} if isinstance(self.ties, str) else set()
+        for what, given, known in (("operand", operands, self._operand_index), ("result", results, self._result_index),
+                                   ("attribute", attrs or {}, self.inherent_attributes | tiable)):
+            unknown = set(given) - set(known)
+            if unknown:  # a misspelled name would otherwise silently build the default
+                raise ValueError(f"{self.name}: unknown {what} group(s) {sorted(unknown)} (it has {sorted(known)})")
         flat: list[Value] = []
         sizes: list[int] = []
         for o in self.operands:
@@ -275,9 +283,6 @@ class OpSpec:
                 raise ValueError(f"{self.name}: operand '{o.name}' takes at most one value")
             flat.extend(group)
             sizes.append(len(group))
-        unknown = set(operands) - set(self._operand_index)
-        if unknown:
-            raise ValueError(f"{self.name}: unknown operand group(s) {sorted(unknown)}")
         values: list[Value] = []
         rsizes: list[int] = []
         for r in self.results:
@@ -385,50 +390,15 @@ def spec_of(op: Op | str) -> OpSpec | None:
     return found if isinstance(found, OpSpec) else None
 
 
-class OpView:
-    """Named access to an op's operand groups, results, attributes and regions.
-
-    `view(op).await_timepoint` is the optional await operand (or None), `view(op).resource_operands`
-    a tuple, `view(op).affinity` the attribute (or None), `view(op).body` the region.
-    """
-
-    __slots__ = ("op", "spec")
-
-    def __init__(self, op: Op, spec: OpSpec) -> None:
-        self.op = op
-        self.spec = spec
-
-    def __getattr__(self, name: str) -> Any:
-        spec = self.spec
-        if name in spec._operand_index:
-            group = spec.operand_group(self.op, name)
-            arity = spec.operands[spec._operand_index[name]].arity
-            if arity == "single":
-                return group[0]
-            if arity == "optional":
-                return group[0] if group else None
-            return group
-        if name in spec._result_index:
-            group = spec.result_group(self.op, name)
-            arity = spec.results[spec._result_index[name]].arity
-            if arity == "single":
-                return group[0]
-            if arity == "optional":
-                return group[0] if group else None
-            return group
-        if name in spec._attr_index:
-            return self.op.properties.get(name)
-        for i, r in enumerate(spec.regions):
-            if r.name == name:
-                return self.op.regions[i] if i < len(self.op.regions) else None
-        raise AttributeError(f"'{spec.name}' has no operand, result, attribute or region '{name}'")
-
-
 def view(op: Op) -> OpView:
+    """The typed view of `op` (`stream.ir.views`): `view(op).target_offset`, ..."""
     spec = spec_of(op)
     if spec is None:
         raise KeyError(f"no spec for '{op.name}'")
-    return OpView(op, spec)
+    cls = spec._view
+    if cls is None:
+        cls = spec._view = view_class(spec)
+    return cls(op, spec)
 
 
 # Types fixed by common constraints, used by the op tables.
