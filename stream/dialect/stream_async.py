@@ -113,7 +113,7 @@ define(OpSpec(
     results=(rres("result"),),
     attrs=(AFFINITY,),
     sized=Sized((("target", "target_size"), ("update", "update_size")), "target_size"),
-    accesses=(Access("target", "target_size", "target_offset", "target_end", "update_size", "write"), Access("update", "update_size")),
+    accesses=(Access("update", "update_size"), Access("target", "target_size", "target_offset", "target_end", "update_size", "write")),
     levels=TENSOR_ASYNC,
     defines_level="async",
     ties={"result": "target"},

@@ -3,7 +3,9 @@
 A rule `fn(builder, op)` declares the op's events and edges (a host op, a device submission, a
 nested site in a region), its accesses (byte ranges and modes), readiness uses, timepoints and
 lifetime facts through the `verify.model.Builder` vocabulary. Adding an op adds a rule here,
-not a special case elsewhere.
+not a special case elsewhere, unless its behaviour is standard: an op whose spec declares its
+accesses (`OpSpec.accesses`) and that has no rule of its own gets the rule derived from its
+interfaces (`verify.rules.derived`: uses, ranged accesses, in-place ties, fresh or aliased results).
 
 Ops without a rule: pure ops (index arithmetic, `hal.*` helpers) contribute nothing; any other op
 that takes or returns a resource (an `arith` op included) is treated conservatively
@@ -14,7 +16,10 @@ done through them is ever proved (`verify.obligations.opaque`).
 
 from __future__ import annotations
 
+from stream.dialect import load_all
 from stream.ir.core import Op
+from stream.ir.spec import spec_of
+from stream.ir.spec_registry import registered_names
 from stream.ir.types import ResourceType
 from verify.events import Site
 from verify.model import RW, Builder
@@ -59,5 +64,24 @@ def unknown_op(b: Builder, op: Op) -> Site:
     return site
 
 
+def _derived(b: Builder, op: Op) -> None:
+    """The effect of an op with standard resource behaviour, from its spec's interfaces."""
+    spec = spec_of(op)
+    assert spec is not None
+    standard_effect(b, op, spec)
+
+
+def _derive_effects() -> None:
+    """Every registered op without a rule of its own whose spec declares its accesses gets the
+    derived rule (`verify.rules.derived`)."""
+    load_all()
+    for name in registered_names():
+        if name not in EFFECTS and name not in PURE and derives_effect(spec_of(name)):
+            EFFECTS.add(name, _derived)
+
+
 from verify.calls import CALL_OPS, after_call  # noqa: E402
 from verify.rules import async_ops, cmd_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
+from verify.rules.derived import derives_effect, standard_effect  # noqa: E402
+
+_derive_effects()

@@ -1,7 +1,9 @@
 """Async- and tensor-level ops on value-semantic resources.
 
 Inside an execute region each op is a nested site; outside any region (the async level before
-scheduling, and the tensor level) it runs synchronously on the host lane. Every resource operand
+scheduling, and the tensor level) it runs synchronously on the host lane. Ops with standard
+behaviour (copy, fill, slice, update, clone, the creating ops, casts and barriers) have no rule
+here: their effect is derived from their spec's interfaces (`verify.rules.derived`). Every resource operand
 is a *use* (it must be ready first) and an *access* of the bytes the op names; an operand a
 result is tied to is written in place (`tie`: the write ends the operand's version). Untied
 results are fresh values, ready when the op ends.
@@ -67,65 +69,6 @@ def dispatch(b: Builder, op: Op) -> None:
     b.produce(site, op.results)
 
 
-@effect("stream.async.update")
-def update(b: Builder, op: Op) -> None:
-    spec = _spec(op)
-    site = b.op_site(op, "update")
-    target, upd = _one(spec, op, "target"), _one(spec, op, "update")
-    off = b.symbols.expr(_one(spec, op, "target_offset"))
-    end = b.symbols.expr(_one(spec, op, "target_end"))
-    b.use(site, upd)
-    b.use(site, target)
-    b.whole(site, upd, READ, "update")
-    b.access(site, target, off, end - off, WRITE, "target", tie=True)
-    b.produce(site, op.results)
-
-
-@effect("stream.async.copy")
-def copy(b: Builder, op: Op) -> None:
-    spec = _spec(op)
-    site = b.op_site(op, "copy")
-    source, target = _one(spec, op, "source"), _one(spec, op, "target")
-    length = b.symbols.expr(_one(spec, op, "length"))
-    b.use(site, source)
-    b.use(site, target)
-    b.access(site, source, b.symbols.expr(_one(spec, op, "source_offset")), length, READ, "source")
-    b.access(site, target, b.symbols.expr(_one(spec, op, "target_offset")), length, WRITE, "target", tie=True)
-    b.produce(site, op.results)
-
-
-@effect("stream.async.fill")
-def fill(b: Builder, op: Op) -> None:
-    spec = _spec(op)
-    site = b.op_site(op, "fill")
-    target = _one(spec, op, "target")
-    b.use(site, target)
-    off = b.symbols.expr(_one(spec, op, "target_offset"))
-    b.access(site, target, off, b.symbols.expr(_one(spec, op, "target_length")), WRITE, "target", tie=True)
-    b.produce(site, op.results)
-
-
-@effect("stream.async.clone", "stream.tensor.clone")
-def clone(b: Builder, op: Op) -> None:
-    site = b.op_site(op, "clone")
-    source = op.operands[0]
-    b.use(site, source)
-    b.whole(site, source, READ, "source")
-    b.produce(site, op.results)
-
-
-@effect("stream.async.slice")
-def slice_(b: Builder, op: Op) -> None:
-    spec = _spec(op)
-    site = b.op_site(op, "slice")
-    source = _one(spec, op, "source")
-    off = b.symbols.expr(_one(spec, op, "source_offset"))
-    end = b.symbols.expr(_one(spec, op, "source_end"))
-    b.use(site, source)
-    b.access(site, source, off, end - off, READ, "source")
-    b.produce(site, op.results)
-
-
 @effect("stream.async.transfer")
 def transfer(b: Builder, op: Op) -> None:
     site = b.op_site(op, "transfer")
@@ -133,24 +76,6 @@ def transfer(b: Builder, op: Op) -> None:
     b.use(site, source)
     b.whole(site, source, READ, "source", transfer=True)
     b.produce(site, op.results)
-
-
-@effect(
-    "stream.async.splat", "stream.async.alloca", "stream.async.constant",
-    "stream.tensor.splat", "stream.tensor.empty", "stream.tensor.constant",
-)
-def create(b: Builder, op: Op) -> None:
-    """A fresh value: no access of existing storage."""
-    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
-    b.produce(site, op.results)
-
-
-@effect("stream.async.barrier", "stream.async.cast")
-def passthrough(b: Builder, op: Op) -> None:
-    """The same value under another name: it is ready when its operand is."""
-    src = b.model.ready.get(op.operands[0])
-    if src is not None:
-        b.model.ready[op.results[0]] = src
 
 
 def _scalar_bytes(v: Value) -> Expr:
