@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, Type
+from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, Type
 
 __all__ = [
     "POISON",
@@ -32,7 +32,6 @@ __all__ = [
     "DevicePool",
     "dtype_of",
     "HOLDABLE",
-    "tensor_nbytes",
     "MemoryFault",
 ]
 
@@ -73,10 +72,6 @@ def dtype_of(t: Type) -> np.dtype:
     if isinstance(t, IndexType):
         return np.dtype(np.int64)
     raise TypeError(f"type {t} is not a scalar element type (the executor holds {HOLDABLE})")
-
-
-def tensor_nbytes(t: TensorType, shape: tuple[int, ...]) -> int:
-    return int(np.prod(shape, dtype=np.int64)) * dtype_of(t.element).itemsize
 
 
 class MemoryFault(Exception):

@@ -249,10 +249,6 @@ class HazardAnalysis:
         """Whether two ops (in either order) make conflicting accesses."""
         return any(self._conflict(x, y) for x in self.resolved(a) for y in self.resolved(b))
 
-    def roots_of(self, op: Op) -> set[Value]:
-        """The roots an op touches."""
-        return {a.root for a in self.resolved(op)}
-
     def conflicting_roots(self, a: Op, b: Op) -> set[Value]:
         """The roots on which the two ops make conflicting accesses."""
         return {x.root for x in self.resolved(a) for y in self.resolved(b) if self._conflict(x, y)}

@@ -27,7 +27,7 @@ import enum
 import functools
 from dataclasses import dataclass, field
 
-from stream.ir.attributes import ArrayAttr, IntegerAttr, UnitAttr
+from stream.ir.attributes import UnitAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.interfaces import bound_accesses, sized_operands, sized_results
 from stream.ir.spec import OpSpec, spec_of
@@ -296,17 +296,3 @@ class StorageInfo:
         done = self._mutated
         for v in reversed(values):
             done[v] = v in self._written or any(done.get(n, False) for n in self._next.get(v, ()))
-
-    def is_written(self, v: Value) -> bool:
-        """Whether some op writes this very value in place."""
-        return v in self._written
-
-    def tied_index(self, op: Op, result_index: int) -> int | None:
-        return tied_source(op, result_index)
-
-
-def tied_operands_attr(ties: list[int]) -> ArrayAttr:
-    """IREE's `tied_operands` property: one index per result (-1 when untied)."""
-    from stream.ir.types import INDEX
-
-    return ArrayAttr(tuple(IntegerAttr(t, INDEX) for t in ties))

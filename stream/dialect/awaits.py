@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType
 
-__all__ = ["AWAIT", "PASS_THROUGH", "METADATA", "TIMELINE_USERS", "is_sync_await", "is_pure_await", "awaited_timepoint", "Gates"]
+__all__ = ["AWAIT", "PASS_THROUGH", "METADATA", "TIMELINE_USERS", "is_sync_await", "awaited_timepoint", "Gates"]
 
 AWAIT = "stream.timepoint.await"
 
@@ -56,10 +56,6 @@ TIMELINE_USERS = frozenset({
 
 def is_sync_await(op: Op) -> bool:
     return op.name == AWAIT and op.properties.get("sync") is not None
-
-
-def is_pure_await(op: Op) -> bool:
-    return op.name == AWAIT and op.properties.get("sync") is None
 
 
 def awaited_timepoint(op: Op) -> Value:

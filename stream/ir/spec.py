@@ -20,7 +20,7 @@ from stream.ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, IntegerAt
 from stream.ir.core import Op, Region, Value
 from stream.ir.interfaces import Access, Alias, Sized, Timeline
 from stream.ir.spec_registry import OpState, register
-from stream.ir.types import I32, INDEX, TIMEPOINT, Type
+from stream.ir.types import I32, INDEX, Type
 from stream.ir.views import OpView, view_class
 
 if TYPE_CHECKING:
@@ -403,4 +403,3 @@ def view(op: Op) -> OpView:
 
 # Types fixed by common constraints, used by the op tables.
 SIZE = Operand  # alias for readability in tables: SIZE("target_size", type=INDEX)
-TIMEPOINT_T = TIMEPOINT
