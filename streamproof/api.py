@@ -95,8 +95,10 @@ class CompileResult:
         # the frees); say so, so that the parts add up to the total.
         warnings = sum(sum(1 for v in r.violations if v.severity == "warning") for r in reports)
         flagged = f", {warnings} warning(s)" if warnings else ""
+        kept = (f"; the output keeps {self.input_violations} violation(s) the input already had, so it is not safe"
+                if self.input_violations else "")
         return (f"{self.file}: {what}: {obligations} obligations ({reach} by reachability, {const} by constant ranges, "
-                f"{z3} by Z3{flagged}), refinement checked {refined}x, in {seconds:.2f} s")
+                f"{z3} by Z3{flagged}), refinement checked {refined}x, in {seconds:.2f} s{kept}")
 
     def to_json(self) -> dict[str, Any]:
         """`--report=json` of `streamproof compile`: schema `streamproof.compile.report`,
@@ -168,11 +170,14 @@ def compile(
     smt_dump: str | None = None,
     filename: str = "<string>",
     after_pass: Any = None,
+    allow_input_violations: bool = False,
 ) -> CompileResult:
     """Lower `program` through `pipeline` (default: SPEC §4's twelve passes; "" for none),
     proving every pass (`verify="each"`), only the end result ("final") or nothing ("none").
     Stops once `compile_to` ("input", "tensor", "async", "cmd") is reached. Raises CompileError
-    when a pass output is not proved. `after_pass(name, module)` is called after each pass."""
+    when a pass output is not proved, and when the output keeps a violation the input already had
+    (unless `allow_input_violations`: then `result.input_violations` counts them and the summary
+    says so). `after_pass(name, module)` is called after each pass."""
     if compile_to not in LEVELS:
         raise ValueError(f"compile_to must be one of {', '.join(LEVELS)}, not {compile_to!r}")
     if verify not in ("each", "final", "none"):
@@ -206,7 +211,7 @@ def compile(
     last = next((r.report for r in reversed(records) if r.report is not None), None)
     if last is not None:
         result.input_violations = sum(1 for v in last.violations if v.pre_existing and v.severity == "error")
-        if result.input_violations:
+        if result.input_violations and not allow_input_violations:
             raise CompileError(None, result, last)
     return result
 

@@ -50,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--print-ir-after", metavar="PASS", action="append", default=[], help="print the IR after PASS (to stderr)")
     verify = p.add_mutually_exclusive_group()
     verify.add_argument("--verify", choices=("each", "final"), default="each", help="prove every pass (default) or only the result")
+    p.add_argument("--allow-input-violations", action="store_true",
+                   help="write the output even when it keeps violations the input already had (no pass introduced them; "
+                   "the summary counts them); without it such a compile fails with their counterexamples")
     verify.add_argument("--no-verify", action="store_const", dest="verify", const="none", help="skip the proofs")
     p.add_argument("--smt", choices=("pruned", "full"), default="pruned",
                    help="pruned: reachability first, Z3 for the rest (default); full: every obligation through Z3")
@@ -97,6 +100,7 @@ def main(args: argparse.Namespace) -> int:
             results.append(compile(
                 chunk.module, pipeline=args.pass_pipeline, compile_to=args.compile_to, verify=args.verify, smt=args.smt,
                 rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, filename=chunk.name, after_pass=after_pass,
+                allow_input_violations=args.allow_input_violations,
             ))
         except PipelineError as e:
             raise UsageError(f"streamproof compile: error: {e}") from None

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=elide-timepoints | filecheck %s
+// RUN: streamproof compile %s --allow-input-violations --pass-pipeline=elide-timepoints | filecheck %s
 
 // Alternatives cover only what both sides cover: the intersection, never the union.
 // CHECK-LABEL: @selectIntersection

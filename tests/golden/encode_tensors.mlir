@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=encode-tensors --split-input-file | filecheck %s
+// RUN: streamproof compile %s --allow-input-violations --pass-pipeline=encode-tensors --split-input-file | filecheck %s
 
 // Static sizes become constants; dispatch operands are bound whole, binding types go in streamproof.binding_types (operands, then untied results) and a tied result keeps its operand.
 util.func public @dispatch(%arg0: !hal.buffer_view) -> !hal.buffer_view {

@@ -1,4 +1,4 @@
-// RUN: streamproof compile %s --pass-pipeline=schedule-execution --split-input-file | filecheck %s
+// RUN: streamproof compile %s --allow-input-violations --pass-pipeline=schedule-execution --split-input-file | filecheck %s
 
 // One device: every streamable op lands in one region; in-place dispatches stay in it; the escaping result is awaited before its host use.
 // CHECK-LABEL: @singleDevice

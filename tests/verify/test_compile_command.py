@@ -159,5 +159,10 @@ def test_cli_a_violation_the_input_already_has_fails_the_compile(tmp_path: Path,
     report = json.loads(capsys.readouterr().out)
     assert report["status"] == "violated" and report["failed_pass"] is None and report["input_violations"] == 1
     assert [p["status"] for p in report["passes"]] == ["proved"]
+    # Asked for, the output is written and the summary says what it keeps.
+    assert main(["compile", str(CORPUS / "cmd_concurrent_raw.mlir"), "--pass-pipeline=elide-timepoints",
+                 "--allow-input-violations", "-o", str(out)]) == 0
+    assert "keeps 1 violation(s) the input already had, so it is not safe" in capsys.readouterr().err and out.exists()
+    out.unlink()
     # The same pass on the input's safe twin compiles.
     assert main(["compile", str(CORPUS / "cmd_concurrent_disjoint_ok.mlir"), "--pass-pipeline=elide-timepoints", "-o", str(out)]) == 0
