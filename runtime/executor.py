@@ -28,7 +28,7 @@ from runtime.semaphore import Fence
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.dialect.abi import wait_fences
-from stream.dialect.awaits import TIMELINE_USERS, Gates
+from stream.dialect.awaits import PURE_HOST_USERS, TIMELINE_USERS, Gates
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
@@ -155,7 +155,8 @@ class Session:
         """Run `op` for the race detector with `stream.timepoint.await` pure (stream.dialect.awaits):
         the host blocks at every await, but the detector orders after an awaited timepoint only
         the ops using values that carry it: a timeline op (execute, alloca, dealloca) waits on it,
-        a host op joins its clock into the host's (from there on host program order carries it)."""
+        a pure host op (an export) accesses on a component of its own, any other host op joins its
+        clock into the host's (from there on host program order carries it)."""
         after = gates.step(op)
         fence = Fence.join([_as_fence(frame.value(t)) for t in after]) if after else None
         if fence is not None and op.name in TIMELINE_USERS:
@@ -164,6 +165,13 @@ class Session:
                 rule(frame, op)
             finally:
                 self.extra_waits = None
+            return
+        if fence is not None and self.races is not None and op.name in PURE_HOST_USERS:
+            self.races.detach(fence)  # a pure host op: only it (and what uses its results) is ordered
+            try:
+                rule(frame, op)
+            finally:
+                self.races.reattach()
             return
         if fence is not None and self.races is not None:
             self.races.host_await(fence)

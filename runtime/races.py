@@ -13,9 +13,11 @@ Happens-before is built exactly as SPEC section 3.1 defines it, not from the tim
   section's start, and the section's end joins them all - so children are mutually unordered;
 * `stream.timepoint.await` is a pure op (`stream.dialect.awaits`): only an await marked `sync`
   joins the clocks of the signals it waited for into the host clock. A plain await's results
-  carry its timepoint: the first host op using one (or a value derived from it) joins those
-  clocks then, and a timeline op using one (an execute, alloca, dealloca) waits on them itself,
-  without ordering the host (IREE's ChainDependentAwaits). The executor's host still blocks at
+  carry its timepoint: the first host op with effects using one (or a value derived from it)
+  joins those clocks then; a pure host op using one (an export) accesses memory in host program
+  order with those clocks joined, leaving the host clock alone (`detach`); and a timeline op
+  using one (an execute, alloca, dealloca) waits on them itself, without ordering the host (IREE's
+  ChainDependentAwaits). The executor's host still blocks at
   every await; the detector does not credit that to ops that do not use the awaited values.
 
 Shadow state keeps, per allocation, the accesses seen so far as (byte range, read/write, epoch).
@@ -138,6 +140,7 @@ class RaceDetector:
         self.findings: list[Finding] = []
         self._seen: set[tuple[Any, ...]] = set()
         self._seq = itertools.count(1)
+        self._detached: dict[int, float] | None = None  # a pure host op's clock: see detach
         # Coarse-fences ABI: one component per wait fence, reached only by the barrier its import
         # submits; an access to an input ("import" storage) must be ordered after each of them.
         self.input_guards: dict[Any, int] = {}
@@ -200,6 +203,23 @@ class RaceDetector:
                     _join(self.host_clock, record[1])
             self._host_tick()
 
+    def detach(self, fence: Fence) -> None:
+        """Until `reattach`, host accesses are those of a pure host op using awaited values
+        (stream.dialect.awaits.PURE_HOST_USERS): at their place in host program order, ordered
+        after the signals that reached `fence` too, but without joining those into the host
+        clock: a later host op is ordered after the awaited work only if it uses the op's results
+        (which carry the timepoints on, stream.dialect.awaits.Gates) or awaits it itself."""
+        with self._lock:
+            clock: dict[int, float] = {}
+            for sem, value in fence.points:
+                record = sem.signal_for(value)
+                if record is not None and record[1] is not None:
+                    _join(clock, record[1])
+            self._detached = clock
+
+    def reattach(self) -> None:
+        self._detached = None
+
     def host_site(self, describe: str, location: str) -> AccessSite:
         with self._lock:
             self._host_tick()
@@ -232,7 +252,13 @@ class RaceDetector:
             return
         with self._lock:
             st = self._state(alloc)
-            clock_start = self.host_clock if site.host else (start or {})
+            if site.host:
+                clock_start = self.host_clock
+                if self._detached is not None:  # the host so far and the awaited signals
+                    clock_start = dict(self.host_clock)
+                    _join(clock_start, self._detached)
+            else:
+                clock_start = start or {}
             own = site.local.get(site.comp, 0) if site.local is not None else clock_start.get(site.comp, 0)
             if write and (alloc.kind == "constant" or (alloc.kind == "import" and not alloc.consumed)):
                 what = "a constant" if alloc.kind == "constant" else "an input imported without `consume` (borrowed)"

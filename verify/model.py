@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.dialect.abi import handed_in_pairs, wait_fences
-from stream.dialect.awaits import Gates
+from stream.dialect.awaits import PURE_HOST_USERS, Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
@@ -157,6 +157,12 @@ class Builder:
         self.level = model.level
         self.frames: list[_Frame] = []
         self.last_host: int | None = None
+        # A pure host op using awaited values (stream.dialect.awaits.PURE_HOST_USERS): after the
+        # host ops before it, but what follows on the host is not ordered after it, only what
+        # uses its results (`dep_events`: the events of such ops the current op depends on).
+        self.detached = False
+        self.dep_events: frozenset[int] = frozenset()
+        self.op_host_events: list[int] = []
         self.top_index = 0
         self._external_signals: dict[Value, list[int]] = {}
         self._external_waits: list[tuple[int, tuple[Value, ...]]] = []
@@ -180,7 +186,11 @@ class Builder:
         e = self.graph.event(kind, unit.id, site)
         if self.last_host is not None:
             self.graph.edge(self.last_host, e, why)
-        self.last_host = e
+        for d in self.dep_events:
+            self.graph.edge(d, e, "uses the result of a pure op")
+        self.op_host_events.append(e)
+        if not self.detached:
+            self.last_host = e
         return e
 
     # -- sites --------------------------------------------------------------------------------
@@ -371,8 +381,8 @@ class Builder:
 
 def _order_after_awaits(b: Builder, op: Op, after: frozenset[Value], gates: Gates, sites: list[Site]) -> None:
     """`stream.timepoint.await` is pure (`stream.dialect.awaits`): an op using a value that
-    carries awaited timepoints starts after them (a host op: so does all that follows it on the
-    host; a submission: only its device work). A barrier's timepoint covers what its resource
+    carries awaited timepoints starts after them (a host op with effects: so does all that
+    follows it on the host; a pure host op or a submission: only itself). A barrier's timepoint covers what its resource
     carries."""
     events = [e for e in (b.model.tp_event.get(t) for t in after) if e is not None]
     for site in sites:
@@ -409,11 +419,25 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
         if view is not None and site is not None:
             model.arg_guards.setdefault(view.alloc.id, site)
     gates = Gates()
+    # SSA order: the host events of detached pure ops a value depends on (through ops that make
+    # no host event of their own, such as arith); an op using it comes after them.
+    deps: dict[Value, frozenset[int]] = {}
     for i, op in enumerate(func.body.ops):
         b.top_index = i
         first = len(b.graph.sites)
         after = gates.step(op)
+        mine = frozenset().union(*(deps.get(v, frozenset()) for inner in op.walk() for v in inner.operands))
+        b.detached = bool(after) and op.name in PURE_HOST_USERS
+        b.dep_events, b.op_host_events = mine, []
         apply_rule(b, op)
+        if b.detached:
+            out = frozenset(b.op_host_events) or mine
+        else:
+            out = mine if not b.op_host_events else frozenset()  # on the host lane: program order carries it
+        if out:
+            for r in op.results:
+                deps[r] = out
+        b.detached, b.dep_events = False, frozenset()
         _order_after_awaits(b, op, after, gates, b.graph.sites[first:])
     for fence in model.wait_fences:  # declared (coarse-fences) but never imported: never waited on
         b.wait_fence_site(fence, func.op)

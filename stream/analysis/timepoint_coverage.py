@@ -20,7 +20,8 @@ from these rules (SPEC section 3.1):
 
 Host awaits count as coverage (IREE #9747), where they really order the host. An await is a pure
 op (`stream.dialect.awaits`): it orders the host from its first *host* consumer on (the first op
-using one of its results, or a value derived from them, that is not a timeline op), and every op
+using one of its results, or a value derived from them, that is neither a timeline op nor a pure
+host op such as an export), and every op
 issued after that consumer starts after `%t` and everything `%t` covers; an await marked `sync`
 orders the host from itself on. A timeline op using an awaited value also waits for what the
 value carries (it starts after those timepoints), and a `timepoint.barrier` of an awaited value
@@ -63,7 +64,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from stream.dialect.awaits import Gates, is_sync_await
+from stream.dialect.awaits import PURE_HOST_USERS, Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TimepointType
@@ -310,7 +311,7 @@ class _Builder:
                 c.carried[op] = tuple(gates.of(op.operands))  # its results are ordered after these anyway
             elif carried:
                 c.carried[op] = tuple(carried)
-            if carried and name not in _TIMELINE:  # a host consumer: the await takes effect here
+            if carried and name not in _TIMELINE and name not in PURE_HOST_USERS:  # the host waits here
                 self.host_awaits.append((i + 1, [self.ref(t) for t in carried], len(self.nodes)))
                 hosts += 1
             if name in _TIMELINE:

@@ -15,16 +15,23 @@ detector) is:
   resource operand carries on to its resource result;
 * a *timeline* op (an execute region, `alloca`, `dealloca`: work issued to a queue) that uses a
   carrying value starts only after those timepoints are reached, as if it awaited them;
-* any other op that uses a carrying value (an export, a load or store, a return, a call, an
-  unknown op; not `resource.size` and the like, which IREE folds away) is a host op ordered after those timepoints: the await sits right before it (its
-  first consumer), and host program order carries that to everything after it;
+* a *pure host op* that uses one (`tensor.export`, `async.load` / `async.store`,
+  `tensor.load` / `tensor.store`: `Stream_PureOp`s in IREE's StreamOps.td, which IREE may move
+  past any op they do not depend on) runs after those timepoints without making the host wait:
+  its results carry them on (so do the results of scalar arithmetic on them, `PURE_VALUE`), and
+  only what uses those results is ordered after it, not the host ops that follow it;
+* any other op that uses one (a `resource.load` / `resource.store`, a return, a call, an
+  unknown op; not `resource.size` and the like, which IREE folds away) is a host op with effects
+  ordered after them: the await sits right before it (its first consumer), and host program
+  order carries that to every later host op and issue;
 * a barrier's timepoint is reached only once what its resource carries is reached;
 * an await marked `sync` (SyncInitializers) is a blocking host wait: it orders every later host
   op and issue in program order, whatever they use.
 
 An await nothing uses orders nothing, and a host op that uses the un-awaited operand is not
 ordered by it (an export of `%r` after `%dead = stream.timepoint.await %t => %r` is a
-MISSED_WAIT).
+MISSED_WAIT, and so is an export of `%y` after an export of `%a#0` from
+`%a:2 = stream.timepoint.await %t => %x, %y`: exports are pure).
 """
 
 from __future__ import annotations
@@ -34,7 +41,10 @@ from dataclasses import dataclass, field
 from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType
 
-__all__ = ["AWAIT", "PASS_THROUGH", "METADATA", "TIMELINE_USERS", "is_sync_await", "awaited_timepoint", "Gates"]
+__all__ = [
+    "AWAIT", "PASS_THROUGH", "METADATA", "PURE_HOST_USERS", "PURE_VALUE_DIALECTS", "TIMELINE_USERS", "is_sync_await",
+    "is_pure_value", "awaited_timepoint", "Gates",
+]
 
 AWAIT = "stream.timepoint.await"
 
@@ -48,6 +58,16 @@ PASS_THROUGH = frozenset({
 # keeps an await alive or orders anything.
 METADATA = frozenset({"stream.resource.size", "stream.resource.is_terminal"})
 
+# Pure host ops (IREE's Stream_PureOp): ordered by what they use, not by host program order.
+PURE_HOST_USERS = frozenset({
+    "stream.tensor.export", "stream.async.load", "stream.async.store", "stream.tensor.load", "stream.tensor.store",
+})
+
+# Dialects of pure scalar ops: they touch no memory and order nothing; a result computed from a
+# carrying value carries what it does (the value a pure load returned, plus one, is still only
+# available after the await).
+PURE_VALUE_DIALECTS = ("arith.", "math.", "index.")
+
 # Timeline ops issued to a queue: a carried timepoint orders their start, not the host.
 TIMELINE_USERS = frozenset({
     "stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca",
@@ -56,6 +76,13 @@ TIMELINE_USERS = frozenset({
 
 def is_sync_await(op: Op) -> bool:
     return op.name == AWAIT and op.properties.get("sync") is not None
+
+
+def is_pure_value(op: Op) -> bool:
+    """Scalar arithmetic (`PURE_VALUE_DIALECTS`, no resource operand or result, no region): it
+    hands what its operands carry on to its results and is itself ordered after nothing."""
+    return (op.name.startswith(PURE_VALUE_DIALECTS) and not op.regions
+            and not any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)))
 
 
 def awaited_timepoint(op: Op) -> Value:
@@ -96,7 +123,13 @@ class Gates:
             return frozenset()
         if op.name in METADATA:
             return frozenset()
-        return self.of(op.operands)
+        if op.name in TIMELINE_USERS:  # a region's commands may use host values (a fill pattern)
+            return self.of([v for inner in op.walk() for v in inner.operands])
+        carried = self.of(op.operands)
+        if carried and (op.name in PURE_HOST_USERS or is_pure_value(op)):
+            for r in op.results:
+                self.carried[r] = self.carried.get(r, frozenset()) | carried
+        return frozenset() if is_pure_value(op) else carried
 
     def barrier_carried(self, op: Op) -> frozenset[Value]:
         """The timepoints a `timepoint.barrier`'s result timepoint must also cover."""

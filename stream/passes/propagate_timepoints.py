@@ -22,8 +22,10 @@ has blocked on it. This pass rebuilds each function's timeline so that:
 
 An await is a pure op (`stream.dialect.awaits`): it orders the op that uses its results (placed
 right after it) and, through host program order, what follows that op. So what a host await
-covers counts as covered for later regions only when the op it is made for is a real host
-consumer, not a pass-through op such as `resource.subview`.
+covers counts as covered for later regions only when the op it is made for is a host op with
+effects (a call, a `resource.load`, a return), not a pass-through op such as `resource.subview`
+nor a pure host op such as an export or an `async.load`: those order only what uses their
+results (a region capturing a loaded value, a return of an exported view).
 
 Like IREE's PropagateTimepoints this works per function on straight-line code; values crossing
 calls, globals or branches keep their awaits (calls and globals are host ops here).
@@ -39,7 +41,7 @@ from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.streamability import require_straight_line
-from stream.dialect.awaits import PASS_THROUGH
+from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
 from stream.ir.attributes import UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.spec import OpSpec, spec_of
@@ -87,6 +89,9 @@ class _Propagator:
         self.bit: dict[Value, int] = {}  # output timepoint source -> bit index
         self.cover: dict[Value, int] = {}  # source -> bitset of sources reached when it is
         self.host_covered = 0
+        # Results of pure host ops (and scalar arithmetic on them) -> what they are ordered after:
+        # a consumer is ordered after that too, through SSA (stream.dialect.awaits).
+        self.value_cover: dict[Value, int] = {}
         self.materialized: dict[Sources, Value] = {}
         self.awaited: dict[Value, tuple[Value, int]] = {}  # raw -> (host value, covered bitset)
         self.region_timepoint: dict[int, Value] = {}  # input op index -> output timepoint
@@ -149,6 +154,14 @@ class _Propagator:
         for s in ordered:
             implied |= self.cover[s]
         return [s for s in ordered if not (self._bit(s) & (implied | self.host_covered))]
+
+    def _used_cover(self, op: Op) -> int:
+        """What the values `op` uses are ordered after (results of pure host ops)."""
+        mask = 0
+        for inner in op.walk():
+            for v in inner.operands:
+                mask |= self.value_cover.get(v, 0)
+        return mask
 
     def _timepoint(self, sources: list[Value]) -> Value | None:
         """One timepoint reached once all `sources` are (a join when there are several)."""
@@ -244,8 +257,8 @@ class _Propagator:
         for t in own:
             required |= self._sources_of(t)
         required |= {tp for _, tp in self._hazard_sources(j)}
-        covered_before = self.host_covered
-        await_timepoint = self._timepoint(self._prune(required))
+        covered_before = self.host_covered | self._used_cover(op)  # a loaded value it uses, too
+        await_timepoint = self._timepoint([s for s in self._prune(required) if not self._bit(s) & covered_before])
         new = spec.build(
             operands={
                 "resource_operands": tuple(self._raw(c) for c in captures),
@@ -313,7 +326,12 @@ class _Propagator:
                 else:
                     mapping[v] = self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v)
         new = _remap(op, mapping)
-        if op.name not in PASS_THROUGH:  # the awaits' first consumer: the host is ordered from here on
+        covered |= self._used_cover(op)
+        if op.name in PURE_HOST_USERS or is_pure_value(op):  # ordered itself; only its users after it
+            if covered:
+                for r in op.results:
+                    self.value_cover[r] = covered
+        elif op.name not in PASS_THROUGH:  # a host op with effects: the host waits here
             self.host_covered |= covered
         if final:
             self._await_leftovers()

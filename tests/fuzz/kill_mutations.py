@@ -10,7 +10,7 @@ reject it (`MutationClass.predicted`); `must_kill` classes are non-equivalent by
 | `drop-await` | a device op (execute, alloca, dealloca, ...) stops awaiting its timepoint, or a host await disappears (its users take the un-awaited values) | an ordering class |
 | `drop-join-input` | one input of a `timepoint.join` is removed | an ordering class |
 | `unawaited-export` | the first consumer of a host await's results, an export or return, uses the value the await was given instead (the await stays, dead) | MISSED_WAIT |
-| `unawaited-later-export` | the same for an export after the first consumer (the await sits before that consumer and host ops keep their order, so these are expected to be equivalent) | MISSED_WAIT |
+| `unawaited-later-export` | the same for an export after the first consumer (an export is pure: the first consumer, itself an export, does not make the host wait for the later one) | MISSED_WAIT |
 | `dealloca-before-last-use` | a dealloca moves before the last execute that uses its resource, awaiting what that execute awaits | USE_AFTER_FREE |
 | `drop-wait-fence` | a region stops (transitively) awaiting the coarse-fences ABI's imported wait fence | MISSED_WAIT |
 | `into-wave` | a command that shares a resource with the one before it moves into a `cmd.concurrent` wave with it | a race class |
@@ -122,8 +122,8 @@ def _users(ops: tuple[Op, ...], value: Value) -> list[Op]:
 def _unawaited_exports(module: Module, first: bool) -> Iterator[Mutant]:
     """Exports that take the value an await was given instead of its result: with `first`, only
     where the export was the await's first consumer (then nothing orders it: a MISSED_WAIT);
-    otherwise only where another op used a result of the await before it (the await sits before
-    that first consumer and host ops keep their order: equivalent, docs/VERIFIER.md)."""
+    otherwise only where another op used a result of the await before it (exports are pure, IREE
+    may move them above the await: nothing orders them either, docs/VERIFIER.md)."""
     for f in functions(module):
         ops = f.body.ops
         for i, op in enumerate(ops):
@@ -312,7 +312,7 @@ CLASSES: dict[str, MutationClass] = {
     "drop-await": MutationClass(drop_await, ORDERING),
     "drop-join-input": MutationClass(drop_join_input, ORDERING),
     "unawaited-export": MutationClass(unawaited_export, frozenset({"MISSED_WAIT"}), must_kill=True),
-    "unawaited-later-export": MutationClass(unawaited_later_export, frozenset({"MISSED_WAIT"})),
+    "unawaited-later-export": MutationClass(unawaited_later_export, frozenset({"MISSED_WAIT"}), must_kill=True),
     "dealloca-before-last-use": MutationClass(dealloca_before_last_use, frozenset({"USE_AFTER_FREE"}), must_kill=True),
     "drop-wait-fence": MutationClass(drop_wait_fence, frozenset({"MISSED_WAIT"}), must_kill=True),
     "into-wave": MutationClass(into_wave, RACES),

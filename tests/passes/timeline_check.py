@@ -5,9 +5,10 @@ starts?" by a depth-first search over the edges of SPEC section 3.1 in one strai
 an op waits for its `await` operand, a join for its inputs, and every op issued after a host
 wait waits for what that wait waited for. `stream.timepoint.await` is pure: a `sync` one is a host
 wait where it stands; a plain one orders only what uses its results (through subviews, barriers,
-casts and other awaits): the first such timeline op (execute, alloca, dealloca) waits for it
-itself, and the first such host op is where the host waits. No bitsets, no caching tricks: slow
-and obviously right, so it can check the passes' own coverage analysis.
+casts and other awaits): each such timeline op (execute, alloca, dealloca) waits for it itself,
+a pure host op (an export, an async load or store) and scalar arithmetic are ordered alone and
+hand it on to their results, and the first other host op is where the host waits. No bitsets,
+no caching tricks: slow and obviously right, so it can check the passes' own coverage analysis.
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from stream.ir.walk import functions
 WAITING_OPS = {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"}
 # Ops that hand an awaited resource on without using it (written out here, independently of
 # stream.dialect.awaits).
+PURE_HOST = {"stream.tensor.export", "stream.async.load", "stream.async.store", "stream.tensor.load", "stream.tensor.store"}
 PASS_THROUGH = {"stream.timepoint.await", "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier",
                 "stream.async.cast"}
+
+
+def _scalar_arith(op: Op) -> bool:
+    """Pure arithmetic on scalars: it orders nothing, a value computed from an awaited one is
+    still only available after the await."""
+    return op.name.split(".")[0] in ("arith", "math", "index") and not any(
+        str(v.type).startswith("!stream.resource") for v in (*op.operands, *op.results))
 
 
 def awaits(op: Op) -> list[Value]:
@@ -68,7 +77,10 @@ class HappensBefore:
                 if later.name in WAITING_OPS:
                     self.extra_waits.setdefault(later, []).append(t)
                     continue
-                self.host_waits.append((self.position[later], t))  # the first host consumer
+                if later.name in PURE_HOST or _scalar_arith(later):  # ordered itself, its results carry it on
+                    derived |= set(later.results)
+                    continue
+                self.host_waits.append((self.position[later], t))  # the first host consumer with effects
                 break
             for v in derived:
                 self.carried.setdefault(v, []).append(t)

@@ -66,6 +66,13 @@ MUTANTS: dict[str, tuple[list[tuple[str, str]], set[str]]] = {
     # (not even after the alloca of %b)
     "dead_await_export": ([("%o = stream.tensor.export on(#hal.device.affinity<@dev0>) %w :",
                             "%o = stream.tensor.export on(#hal.device.affinity<@dev0>) %b :")], {"MISSED_WAIT", "USE_BEFORE_ALLOC"}),
+    # a second export takes the un-awaited %b after the first took the await's result: exports are
+    # pure (IREE may move them above the await), so the first one orders nothing for the second
+    "export_after_export": ([("-> !hal.buffer_view {", "-> (!hal.buffer_view, !hal.buffer_view) {"),
+                             ("  util.return %o : !hal.buffer_view",
+                              "  %o2 = stream.tensor.export on(#hal.device.affinity<@dev0>) %b : tensor<4xf32> in !stream.resource<external>{%c16}"
+                              " -> !hal.buffer_view\n  util.return %o, %o2 : !hal.buffer_view, !hal.buffer_view")],
+                            {"MISSED_WAIT", "USE_BEFORE_ALLOC"}),
     # the producer does not wait for the allocation of its output
     "use_before_alloc": ([("await(%ta) => with(%x", "with(%x")], {"USE_BEFORE_ALLOC"}),
     # two dispatches of one concurrent section write the same bytes

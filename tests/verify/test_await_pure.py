@@ -26,6 +26,7 @@ from verify import verify_module
 ROOT = Path(__file__).resolve().parents[2]
 
 CMD = """
+util.func private @g(!stream.resource<external>) -> i32
 util.func public @f(%view: !hal.buffer_view) -> !hal.buffer_view {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -72,16 +73,29 @@ def test_a_sync_await_orders_every_later_host_op() -> None:
     assert verify_module(sync).ok
 
 
-def test_a_host_consumer_carries_the_await_on_in_program_order() -> None:
-    """The await sits before its first consumer (IREE's SinkAwaitToFirstConsumer) and host program
-    order is total: a host op after that consumer is ordered too, even using the un-awaited twin.
-    The same host op *before* the consumer is not."""
-    after = cmd("  %r:2 = stream.timepoint.await %t1 => %out, %out2 : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}\n"
-                + EXPORT.format(src="%r#0") + "\n" + EXPORT2.format(src="%out2"))
-    assert verify_module(after).ok
-    before = cmd("  %r:2 = stream.timepoint.await %t1 => %out, %out2 : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}\n"
-                 + EXPORT2.format(src="%out2") + "\n" + EXPORT.format(src="%r#0"))
+TWO = "  %r:2 = stream.timepoint.await %t1 => %out, %out2 : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}\n"
+
+
+def test_a_pure_host_consumer_orders_only_itself() -> None:
+    """An export is pure: exporting %r#0 does not make the host wait, so an export of the
+    un-awaited twin %out2 after it is a MISSED_WAIT (before it, too)."""
+    after = cmd(TWO + EXPORT.format(src="%r#0") + "\n" + EXPORT2.format(src="%out2"))
+    assert classes(after) == {"MISSED_WAIT"}
+    before = cmd(TWO + EXPORT2.format(src="%out2") + "\n" + EXPORT.format(src="%r#0"))
     assert classes(before) == {"MISSED_WAIT"}
+    both = cmd(TWO + EXPORT.format(src="%r#0") + "\n" + EXPORT2.format(src="%r#1"))
+    assert verify_module(both).ok
+
+
+def test_a_host_consumer_with_effects_carries_the_await_on_in_program_order() -> None:
+    """The await sits before its first consumer (IREE's SinkAwaitToFirstConsumer); a consumer with
+    effects (here a call) blocks the host there, and host program order carries that on: an
+    export of the un-awaited twin after the call is ordered, one before it is not."""
+    call = "  %n = util.call @g(%r#0) : (!stream.resource<external>) -> i32"
+    after = cmd(TWO + call + "\n" + EXPORT.format(src="%out2"))
+    assert verify_module(after).ok
+    before = cmd(TWO + EXPORT.format(src="%out2") + "\n" + call)
+    assert "MISSED_WAIT" in classes(before) or verify_module(before).status == "unknown"
 
 
 def test_gates_follow_ssa_through_pass_through_ops() -> None:
@@ -91,7 +105,7 @@ def test_gates_follow_ssa_through_pass_through_ops() -> None:
   %b, %bt = stream.timepoint.barrier %s : !stream.resource<external>{%c32} => !stream.timepoint
   %again = stream.timepoint.await sync %t1 => %b : !stream.resource<external>{%c32}
 """ + EXPORT.format(src="%out"))
-    (f,) = functions(m)
+    (f,) = [g for g in functions(m) if g.name == "f"]
     ops = {op.results[0].name_hint: op for op in f.body.ops if op.results and op.results[0].name_hint}
     t1 = ops["t1"].results[0]
     gates = Gates()
@@ -106,22 +120,24 @@ def test_gates_follow_ssa_through_pass_through_ops() -> None:
 
 
 def _coverage(m: ir.Module) -> tuple[TimepointCoverage, dict[str, int], ir.Value]:
-    (f,) = functions(m)
+    (f,) = [g for g in functions(m) if g.name == "f"]
     cov = TimepointCoverage.of(f.body)
     names = {op.results[0].name_hint: i for i, op in enumerate(f.body.ops) if op.results and op.results[0].name_hint}
     t1 = f.body.ops[names["t1"]].results[0]
     return cov, names, t1
 
 
-def test_coverage_counts_an_await_from_its_first_host_consumer_on() -> None:
+def test_coverage_counts_an_await_from_its_first_host_consumer_with_effects_on() -> None:
+    call = "  %n = util.call @g(%r) : (!stream.resource<external>) -> i32\n"
     cov, at, t1 = _coverage(cmd("  %r = stream.timepoint.await %t1 => %out : !stream.resource<external>{%c64}\n"
-                                "  %x = arith.constant 1 : index\n" + EXPORT.format(src="%r")))
+                                "  %x = arith.constant 1 : index\n" + call + EXPORT.format(src="%r")))
     assert not cov.host_covered(at["x"], t1)  # between the await and its consumer
-    assert not cov.host_covered(at["v"], t1)  # the consumer itself is issued before it waits
-    assert cov.host_covered(at["v"] + 1, t1)  # everything after the consumer
-    dead, at, t1 = _coverage(cmd("  %dead = stream.timepoint.await %t1 => %out : !stream.resource<external>{%c64}\n"
-                                 + EXPORT.format(src="%out")))
-    assert not any(dead.host_covered(i, t1) for i in range(at["v"] + 2))
+    assert not cov.host_covered(at["n"], t1)  # the consumer itself is issued before it waits
+    assert cov.host_covered(at["n"] + 1, t1)  # everything after the consumer
+    # An export is pure: the host does not wait for it, and a dead await covers nothing.
+    for first in (EXPORT.format(src="%r"), EXPORT.format(src="%out")):
+        pure, at, t1 = _coverage(cmd("  %r = stream.timepoint.await %t1 => %out : !stream.resource<external>{%c64}\n" + first))
+        assert not any(pure.host_covered(i, t1) for i in range(at["v"] + 2))
 
 
 ELIDE = """
