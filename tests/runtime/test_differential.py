@@ -25,6 +25,7 @@ from rt_support import DRIVERS, HERE, ROOT_DIR, parse
 import stream.ir as ir
 from runtime import run_module, run_reference
 from runtime.api import random_inputs, select_function
+from runtime.memory import dtype_of
 from stream.ir.types import TensorType
 from stream.passes import DEFAULT_PIPELINE, PASSES, PassVerificationError, parse_pipeline, run_pipeline
 from verify.hook import make_hook
@@ -84,7 +85,10 @@ def _sweep_inputs(path: Path, module: ir.Module, name: str) -> list[Any]:
         for arg, t in zip(f.arguments, f.type.inputs):
             if isinstance(t, TensorType):
                 dims = tuple(d if d is not None else next(iter(index.values())) for d in t.shape or ())
-                out.append(rng.standard_normal(dims).astype(np.float32))
+                draw = rng.standard_normal(dims)
+                if np.issubdtype(dtype_of(t.element), np.complexfloating):  # examples/complex.mlir
+                    draw = draw + 1j * rng.standard_normal(dims)
+                out.append(draw.astype(dtype_of(t.element)))
             else:
                 out.append(index[arg.name_hint or ""])
         return out
