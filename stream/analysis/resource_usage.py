@@ -27,8 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from stream.analysis.storage import RETURN_OPS, is_passthrough, tied_source, tied_writes
+from stream.dialect import load_all
 from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import Requirement, RuleTable, execution_op
+from stream.ir.spec import spec_of
+from stream.ir.spec_registry import registered_names
 from stream.ir.types import Lifetime, ResourceType
 
 __all__ = ["Usage", "USAGE_RULES", "lifetime_for", "ResourceUsage", "Conflict", "CLASS_CONFLICT"]
@@ -96,6 +99,23 @@ def _copies(read: Usage, write: Usage) -> Callable[[Op], list[tuple[Value, Usage
     return rule
 
 
+_HOST_ACCESS = frozenset({"stream.async.load", "stream.async.store"})  # staging, not transfers
+
+
+def _transfer_ops() -> list[str]:
+    """Value-level ops that read and write resources by plain declared accesses (no dispatch-style
+    `tied` mode): transfers, clones, slices, updates, copies, fills. Their usage is a transfer's
+    (IREE's RefineUsage), from their spec's `accesses`, not a list of names."""
+    load_all()
+    out = []
+    for name in registered_names():
+        spec = spec_of(name)
+        if (spec is not None and name not in _HOST_ACCESS and "async" in spec.levels and "cmd" not in spec.levels
+                and not spec.regions and spec.accesses and all(a.mode in ("read", "write", "read_write") for a in spec.accesses)):
+            out.append(name)
+    return out
+
+
 # op name -> (value, bits) pairs the op contributes
 USAGE_RULES: RuleTable[Callable[[Op], list[tuple[Value, Usage]]]] = RuleTable(
     "USAGE_RULES",
@@ -111,12 +131,7 @@ USAGE_RULES: RuleTable[Callable[[Op], list[tuple[Value, Usage]]]] = RuleTable(
         "stream.async.load": lambda op: [(op.operands[0], Usage.STAGING_READ)],
         "stream.async.store": lambda op: [(op.operands[0], Usage.STAGING_WRITE | Usage.MUTATED), (op.results[0], Usage.STAGING_WRITE)],
         "stream.async.dispatch": _dispatch,
-        "stream.async.transfer": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-        "stream.async.clone": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-        "stream.async.slice": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-        "stream.async.update": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-        "stream.async.copy": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
-        "stream.async.fill": _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE),
+        **dict.fromkeys(_transfer_ops(), _copies(Usage.TRANSFER_READ, Usage.TRANSFER_WRITE)),
         "stream.async.splat": lambda op: [(r, Usage.TRANSFER_WRITE) for r in op.results],
         **{name: (lambda op: [(v, Usage.INDIRECT) for v in op.operands]) for name in RETURN_OPS},
     },

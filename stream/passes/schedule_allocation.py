@@ -46,11 +46,14 @@ from dataclasses import dataclass, field
 from stream.analysis.liveness import region_intervals
 from stream.analysis.slab_layout import DEFAULT_ALIGNMENT, Slice, layout_slices
 from stream.analysis.storage_aliases import StorageForest
+from stream.dialect import load_all
 from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, OptimalAttr
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.interfaces import sized_results
 from stream.ir.rule_table import Requirement, RuleTable, execution_op
-from stream.ir.spec import view
+from stream.ir.spec import spec_of, view
+from stream.ir.spec_registry import registered_names
 from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import Storage, build, convert_op
@@ -229,26 +232,39 @@ class _Root:
     storage: Storage | None = None
 
 
-# Which operand holds the byte size of result `i` of a fresh-value op.
+def _declared_size(op: Op, i: int) -> Value:
+    """The size the op's `Sized` interface declares for result `i`."""
+    spec = spec_of(op)
+    size = dict(sized_results(spec, op)).get(i) if spec is not None else None
+    if size is None:
+        raise DiagnosticError.at(op.location, f"schedule-allocation: '{op.name}' declares no size for result #{i}")
+    return size
+
+
+def _sized_roots() -> list[str]:
+    """The execution ops (and subviews) whose spec declares the sizes of their results."""
+    load_all()
+    out = []
+    for name in registered_names():
+        spec = spec_of(name)
+        if spec is not None and spec.sized is not None and spec.sized.results is not None and (
+                execution_op(spec) or name == "stream.resource.subview"):
+            out.append(name)
+    return out
+
+
+# Which operand holds the byte size of result `i` of a fresh-value op: the result-size group of
+# its `Sized` interface. (Tied results live in their operand's tree; their sizes matter only if
+# a tie is dropped.)
 _RESULT_SIZE: RuleTable[Callable[[Op, int], Value]] = RuleTable(
     "_RESULT_SIZE",
     """Which operand holds the byte size of result `i` of the op when it is the root of a
-    storage tree (`fn(op, i) -> Value`). An op without one is refused (exit 2, "cannot size
+    storage tree (`fn(op, i) -> Value`), derived from the `Sized` interface of the op's spec
+    (`sized=Sized(..., results=...)`). An op without one is refused (exit 2, "cannot size
     the result").""",
     policy="refuse",
     requires=Requirement(where=execution_op, ops=frozenset({"stream.resource.subview"})),
-    entries={
-        **dict.fromkeys(
-            ("stream.async.splat", "stream.async.clone", "stream.async.slice", "stream.async.transfer", "stream.async.constant"),
-            lambda op, i: view(op).result_size,
-        ),
-        "stream.async.alloca": lambda op, i: view(op).storage_size,
-        "stream.async.dispatch": lambda op, i: view(op).result_sizes[i],
-        # Tied results live in their operand's tree; their sizes matter only if a tie is dropped.
-        **dict.fromkeys(("stream.async.fill", "stream.async.update", "stream.async.copy"), lambda op, i: view(op).target_size),
-        "stream.async.barrier": lambda op, i: view(op).size,
-        "stream.resource.subview": lambda op, i: view(op).result_size,
-    },
+    entries=dict.fromkeys(_sized_roots(), _declared_size),
 )
 
 

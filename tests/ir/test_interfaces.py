@@ -159,3 +159,18 @@ def test_a_misspelled_interface_group_fails_when_the_op_is_defined(interfaces: d
 def test_a_timeline_trait_without_its_interface_is_refused() -> None:
     with pytest.raises(ValueError, match="timeline=Timeline"):
         OpSpec("test.op", traits=frozenset({"timeline"}))
+
+
+def test_derived_pass_tables_are_the_old_ones() -> None:
+    """schedule-allocation's result sizes and RefineUsage's transfer ops, derived from the specs."""
+    from stream.analysis.resource_usage import USAGE_RULES, _transfer_ops
+    from stream.passes.schedule_allocation import _RESULT_SIZE
+
+    assert sorted(_RESULT_SIZE) == sorted({
+        "stream.async.splat", "stream.async.clone", "stream.async.slice", "stream.async.transfer", "stream.async.constant",
+        "stream.async.alloca", "stream.async.dispatch", "stream.async.fill", "stream.async.update", "stream.async.copy",
+        "stream.async.barrier", "stream.resource.subview",
+    })
+    transfers = {"stream.async.transfer", "stream.async.clone", "stream.async.slice", "stream.async.update", "stream.async.copy",
+                 "stream.async.fill"}
+    assert set(_transfer_ops()) == transfers and transfers <= set(USAGE_RULES)
