@@ -16,6 +16,7 @@ from runtime.values import dense_to_numpy
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import OpSet
 from stream.ir.types import FloatType, IntegerType, Type
 
 __all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS", "complex_constant"]
@@ -116,9 +117,13 @@ def eval_arith(op: Op, args: list[Any]) -> Any:
     raise DiagnosticError.at(op.location, f"'{op.name}' cannot be evaluated at run time")
 
 
-ARITH_OPS = frozenset({*_INT_BINARY, *_FLOAT_BINARY, "arith.select", "arith.index_cast", "arith.index_castui", "arith.extsi",
+ARITH_OPS = OpSet(
+    "ARITH_OPS",
+    "The arith (and complex) ops `eval_arith` evaluates on run-time scalars; the host rules and the reference interpreter register it for each.",
+    {*_INT_BINARY, *_FLOAT_BINARY, "arith.select", "arith.index_cast", "arith.index_castui", "arith.extsi",
                        "arith.trunci", "arith.extui", "arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf",
-                       "arith.fptosi", "arith.fptoui", "arith.bitcast", "complex.constant", "complex.bitcast", "complex.create"})
+                       "arith.fptosi", "arith.fptoui", "arith.bitcast", "complex.constant", "complex.bitcast", "complex.create"},
+)
 
 
 def complex_constant(op: Op) -> complex:

@@ -45,7 +45,7 @@ def _file(table: RuleTable[Any]) -> str:
 
 def matrix(tables: list[RuleTable[Any]], registered: dict[str, Any]) -> str:
     """Rows: registered ops; columns: tables (numbered, legend first). `x` an entry, `!` a required
-    entry that is missing, `.` no entry (the table's policy applies), ` ` not required, no entry."""
+    entry that is missing; otherwise blank (the table's policy applies)."""
     lines = ["rule tables (policy; required: which ops):"]
     for i, t in enumerate(tables):
         lines.append(f"  {i:2} {t.module}.{t.name} [{t.policy}; {len(t)} entries] requires {t.requires.describe()}")
@@ -55,7 +55,7 @@ def matrix(tables: list[RuleTable[Any]], registered: dict[str, Any]) -> str:
         cells = []
         for t in tables:
             needed = t.requires.includes(name, spec)
-            cells.append("x" if name in t else "!" if needed else "." if t.policy != "refuse" else " ")
+            cells.append("x" if name in t else "!" if needed else "")
         lines.append(f"{name:<{width}} " + "".join(f"{c:>3}" for c in cells))
     return "\n".join(lines)
 

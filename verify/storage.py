@@ -35,7 +35,7 @@ from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.interfaces import alias_pairs, sized_operands, sized_results
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
@@ -194,12 +194,19 @@ class _Walker:
         return self.symbols.expr(v) if v is not None else self.symbols.fresh("opaque")
 
 
-OPAQUE_REGION_OPS = frozenset({"stream.executable", "stream.executable.export"})
+OPAQUE_REGION_OPS = OpSet(
+    "OPAQUE_REGION_OPS",
+    "Region ops whose bodies the verifier does not walk (executables).",
+    {"stream.executable", "stream.executable.export"},
+)
 # Region ops whose bodies the effect rules walk (verify.rules.regions); any other op with regions
 # inside a function is refused, since nothing it holds would be checked.
-MODELLED_REGION_OPS = frozenset({
-    "stream.async.execute", "stream.async.concurrent", "stream.cmd.execute", "stream.cmd.serial", "stream.cmd.concurrent",
-}) | OPAQUE_REGION_OPS
+MODELLED_REGION_OPS = OpSet(
+    "MODELLED_REGION_OPS",
+    "Region ops whose bodies the effect rules walk (verify.rules.regions); any other op with regions inside a function is refused.",
+    frozenset({"stream.async.execute", "stream.async.concurrent", "stream.cmd.execute", "stream.cmd.serial", "stream.cmd.concurrent"})
+    | OPAQUE_REGION_OPS,
+)
 
 StorageRule = Callable[[_Walker, Op], None]
 STORAGE_RULES: RuleTable[StorageRule] = RuleTable(

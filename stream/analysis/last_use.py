@@ -21,13 +21,18 @@ from dataclasses import dataclass, field
 
 from stream.analysis.storage import RETURN_OPS, StorageInfo, passthrough_result
 from stream.ir.core import Block, Op, Value
+from stream.ir.rule_table import OpSet
 from stream.ir.spec import spec_of
 
 __all__ = ["END", "LastUse", "ESCAPING_OPS"]
 
 END = 1 << 62
 
-ESCAPING_OPS = frozenset({"stream.tensor.export"}) | RETURN_OPS
+ESCAPING_OPS = OpSet(
+    "ESCAPING_OPS",
+    "Ops through which an allocation leaves the function: its last use is never before them.",
+    frozenset({"stream.tensor.export"}) | RETURN_OPS,
+)
 
 
 @dataclass(slots=True)

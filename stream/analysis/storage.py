@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import UnitAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.interfaces import bound_accesses, sized_operands, sized_results
+from stream.ir.rule_table import OpSet, Requirement
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import Lifetime, ResourceType
 
@@ -49,7 +50,11 @@ __all__ = [
     "RETURN_OPS",
 ]
 
-RETURN_OPS = frozenset({"func.return", "util.return"})
+RETURN_OPS = OpSet(
+    "RETURN_OPS",
+    "The function return ops.",
+    {"func.return", "util.return"}, requires=Requirement(traits=frozenset({"return"})),
+)
 
 
 class Root(enum.Enum):

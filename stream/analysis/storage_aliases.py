@@ -25,13 +25,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from stream.ir.core import Block, Op, Value
+from stream.ir.rule_table import OpSet
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 
 __all__ = ["StorageForest", "PASSTHROUGH_TIES", "walk_body"]
 
 # Ties that alias storage without writing it.
-PASSTHROUGH_TIES = frozenset({"stream.resource.subview", "stream.async.barrier"})
+PASSTHROUGH_TIES = OpSet(
+    "PASSTHROUGH_TIES",
+    "Ties that alias storage without writing it.",
+    {"stream.resource.subview", "stream.async.barrier"},
+)
 
 
 def walk_body(block: Block) -> Iterator[tuple[int, Op]]:

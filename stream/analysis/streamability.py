@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from stream.ir.attributes import Attribute
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import OpSet
 from stream.ir.spec import spec_of, view
 from stream.ir.types import Lifetime, ResourceType
 
@@ -52,17 +53,27 @@ DeviceKey = Attribute | None | HostKey
 
 # Cheap ops worth duplicating into every consumer partition instead of passing their result
 # between regions (IREE's `preferCloneToConsumers`). Dispatches that read no resource qualify too.
-CLONEABLE = frozenset({"stream.async.splat", "stream.async.alloca", "stream.async.clone"})
+CLONEABLE = OpSet(
+    "CLONEABLE",
+    "Cheap ops duplicated into every consumer partition instead of passing their result between regions (IREE's preferCloneToConsumers).",
+    {"stream.async.splat", "stream.async.alloca", "stream.async.clone"},
+)
 
 # Streamable ops that only steer partitioning and are dropped from the regions.
-ELIDED = frozenset({"stream.async.barrier"})
+ELIDED = OpSet(
+    "ELIDED",
+    "Streamable ops that only steer partitioning and are dropped from the regions.",
+    {"stream.async.barrier"},
+)
 
 # Host ops that have no side effect the schedule could reorder: they may move relative to device
 # work as their operands allow. Everything else that is not streamable (asserts, calls, unknown
 # ops) is a barrier no device op is hoisted across. `util.global.store` is unobservable from inside
 # an execution region, as in IREE.
 _PURE_HOST_PREFIXES = ("arith.", "stream.timepoint.")
-_PURE_HOST = frozenset(
+_PURE_HOST = OpSet(
+    "_PURE_HOST",
+    "Host ops with no side effect the schedule could reorder (also every `arith.` and `stream.timepoint.` op); any other non-streamable op is a barrier no device op is hoisted across.",
     {
         "stream.tensor.import",
         "stream.tensor.export",
@@ -77,7 +88,7 @@ _PURE_HOST = frozenset(
         "util.null",
         "util.global.load",
         "util.global.store",
-    }
+    },
 )
 
 

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 
 from stream.dialect.awaits import PURE_HOST_USERS, Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
+from stream.ir.rule_table import OpSet
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TimepointType
 
@@ -73,18 +74,24 @@ __all__ = ["TimepointCoverage", "awaited_timepoints", "AWAIT_HOLDERS"]
 
 # Timeline ops whose result timepoint is reached only after their `await_timepoint` and after
 # their issue by the host.
-AWAIT_HOLDERS = frozenset(
+AWAIT_HOLDERS = OpSet(
+    "AWAIT_HOLDERS",
+    "Timeline ops whose result timepoint is reached only after their `await_timepoint` and after their issue by the host.",
     {
         "stream.cmd.execute",
         "stream.async.execute",
         "stream.resource.alloca",
         "stream.resource.dealloca",
-    }
+    },
 )
 
 # Ops whose timepoint results follow the timeline rule. An upload is a device op too: issued in
 # program order, so it starts after host awaits.
-_TIMELINE = AWAIT_HOLDERS | {"stream.resource.constants"}
+_TIMELINE = OpSet(
+    "_TIMELINE",
+    "Ops whose timepoint results follow the timeline rule: the await holders, and uploads (device ops issued in program order).",
+    AWAIT_HOLDERS | {"stream.resource.constants"},
+)
 
 
 def awaited_timepoints(op: Op) -> tuple[Value, ...]:

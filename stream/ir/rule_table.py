@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Policy", "Requirement", "RuleTable", "MissingRule", "all_tables", "levels_of", "traits_of", "execution_op", "NOTHING"]
+__all__ = ["Policy", "Requirement", "RuleTable", "OpSet", "MissingRule", "all_tables", "levels_of", "traits_of", "execution_op", "NOTHING"]
 
 Policy = Literal["refuse", "conservative", "undecided", "identity"]
 POLICIES: tuple[Policy, ...] = ("refuse", "conservative", "undecided", "identity")
@@ -218,6 +218,48 @@ class RuleTable(dict[str, R]):
     def missing(self, registered: Mapping[str, Any]) -> list[str]:
         """The required registered ops without an entry."""
         return sorted(self.requires.required(registered) - self.keys())
+
+
+class OpSet(RuleTable[bool]):
+    """A table whose rule is membership: the ops of one class (the pure ops, the ops a timepoint
+    passes through, ...). `op.name in S` as before; `S | other`, `S & other` and `S - other` are
+    frozensets of names. The policy says what not being a member means (usually `identity`: the
+    op is treated the ordinary way)."""
+
+    def __init__(
+        self,
+        name: str,
+        doc: str,
+        ops: Iterable[str],
+        *,
+        policy: Policy = "identity",
+        requires: Requirement = NOTHING,
+        module: str | None = None,
+        listed: bool = True,
+    ) -> None:
+        super().__init__(name, doc, policy=policy, requires=requires, entries=((n, True) for n in ops),
+                         module=module if module is not None else sys._getframe(1).f_globals.get("__name__", "?"), listed=listed)
+
+    def __repr__(self) -> str:
+        return f"OpSet({self.name}, {sorted(self)})"
+
+    def __or__(self, other: Iterable[str]) -> frozenset[str]:  # type: ignore[override]
+        return frozenset(self) | frozenset(other)
+
+    def __ror__(self, other: Iterable[str]) -> frozenset[str]:  # type: ignore[override]
+        return frozenset(other) | frozenset(self)
+
+    def __and__(self, other: Iterable[str]) -> frozenset[str]:
+        return frozenset(self) & frozenset(other)
+
+    def __rand__(self, other: Iterable[str]) -> frozenset[str]:
+        return frozenset(other) & frozenset(self)
+
+    def __sub__(self, other: Iterable[str]) -> frozenset[str]:
+        return frozenset(self) - frozenset(other)
+
+    def __rsub__(self, other: Iterable[str]) -> frozenset[str]:
+        return frozenset(other) - frozenset(self)
 
 
 def levels_of(spec: Any) -> frozenset[str]:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import Diagnostic, Note, source_line
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import FunctionType, OpaqueType, Type
 from stream.ir.walk import FUNCTION_OPS
@@ -41,7 +41,11 @@ CALLEE_KIND: RuleTable[str] = RuleTable(
     requires=Requirement(traits=frozenset({"call"})),
     entries={"util.call": "util.func", "func.call": "func.func"},
 )
-_DISPATCHES = ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch")
+_DISPATCHES = OpSet(
+    "_DISPATCHES",
+    "The dispatch ops whose entry point is checked against the executable's exports.",
+    ("stream.tensor.dispatch", "stream.async.dispatch", "stream.cmd.dispatch"),
+)
 _BINDING = OpaqueType("!stream.binding")
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DictAttr, IntegerAttr, StringAttr, TypeAttr
 from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.rule_table import OpSet, Requirement
 from stream.ir.types import FunctionType
 
 __all__ = [
@@ -25,7 +26,11 @@ __all__ = [
     "walk_blocks",
 ]
 
-FUNCTION_OPS = frozenset({"func.func", "util.func"})
+FUNCTION_OPS = OpSet(
+    "FUNCTION_OPS",
+    "The function ops (`Function` views).",
+    {"func.func", "util.func"}, requires=Requirement(traits=frozenset({"function"})),
+)
 
 
 @dataclass(frozen=True, slots=True)

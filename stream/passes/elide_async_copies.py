@@ -46,7 +46,7 @@ from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
 from stream.ir.core import Block, Module, Op, Value
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 from stream.ir.walk import Function, constant_int
@@ -187,7 +187,11 @@ def _transfer_safe(op: Op, a: Analysis) -> bool:
     return _copy_is_unobservable(op, a)
 
 
-_SLICE_READERS = frozenset({"stream.async.dispatch", "stream.async.copy"})
+_SLICE_READERS = OpSet(
+    "_SLICE_READERS",
+    "Users that read a known byte range of their operand (a slice's copy may be folded into them).",
+    {"stream.async.dispatch", "stream.async.copy"},
+)
 
 
 def _is_whole(op: Op, a: Analysis) -> bool:
@@ -220,7 +224,11 @@ def _slice_safe(op: Op, a: Analysis) -> bool:
     return True
 
 
-_OVERWRITERS = frozenset({"stream.async.update", "stream.async.fill", "stream.async.copy"})
+_OVERWRITERS = OpSet(
+    "_OVERWRITERS",
+    "Users that overwrite a range of their target in place.",
+    {"stream.async.update", "stream.async.fill", "stream.async.copy"},
+)
 
 
 def _update_safe(op: Op, a: Analysis) -> bool:

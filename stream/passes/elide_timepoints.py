@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
 from stream.ir.core import Block, Location, Module, Op, Value
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
@@ -205,7 +205,11 @@ def _elide_block(block: Block) -> Block:
     return Block(block.arguments, tuple(r.ops))
 
 
-_PURE_TIMEPOINT_OPS = frozenset({"stream.timepoint.join", "stream.timepoint.immediate"})
+_PURE_TIMEPOINT_OPS = OpSet(
+    "_PURE_TIMEPOINT_OPS",
+    "Timepoint ops without side effects: dropped when nothing uses their result.",
+    {"stream.timepoint.join", "stream.timepoint.immediate"},
+)
 
 
 def _dead_timepoints(block: Block) -> Block:

@@ -30,6 +30,7 @@ from stream.analysis.storage import operand_sizes, result_sizes, tied_source
 from stream.ir.attributes import Attribute
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import OpSet
 from stream.ir.types import FunctionType, Lifetime, ResourceType
 from stream.ir.walk import Function
 from stream.passes.block_builder import BlockBuilder, check_straight_line, remap_op
@@ -41,8 +42,16 @@ __all__ = ["refine_usage"]
 
 MAX_ROUNDS = 8
 UNKNOWN = ResourceType(Lifetime.UNKNOWN)
-_TENSOR_OPS_ALLOWED = frozenset({"stream.tensor.import", "stream.tensor.export"})
-_TRANSFERS = frozenset({"stream.async.transfer"})
+_TENSOR_OPS_ALLOWED = OpSet(
+    "_TENSOR_OPS_ALLOWED",
+    "The tensor-level ops refine-usage accepts (the ABI boundary); any other stream.tensor op is refused.",
+    {"stream.tensor.import", "stream.tensor.export"},
+)
+_TRANSFERS = OpSet(
+    "_TRANSFERS",
+    "The ops refine-usage elides when source and target lifetimes agree.",
+    {"stream.async.transfer"},
+)
 
 
 @register_pass("refine-usage")
@@ -69,7 +78,7 @@ def _refine(func: Function) -> Op:
             # can observe, under elide-async-copies' rule (IREE reruns ElideAsyncCopies here).
             if not any(_is_clone(op) for op in refined.body.ops):
                 return refined.op
-            return refined.with_body(elide_block(refined.body, _TRANSFERS).ops).op
+            return refined.with_body(elide_block(refined.body, frozenset(_TRANSFERS)).ops).op
         block = _resolve(block, conflicts)
     raise DiagnosticError.at(func.op.location, f"refine-usage: lifetimes of @{func.name} still conflict after {MAX_ROUNDS} rounds of transfers")
 

@@ -36,7 +36,7 @@ import z3
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType, Type
 from stream.ir.walk import Function
@@ -84,11 +84,15 @@ Entry = Any  # Res | BufView | IntExpr | ScalarTerm | None
 Rule = Callable[["Machine", Op], None]
 # Ops that never run in a function body the machine interprets: executable contents, and the
 # terminators `run_block` handles itself.
-_NOT_RUN = frozenset({
+_NOT_RUN = OpSet(
+    "_NOT_RUN",
+    "Ops that never run in a function body the machine interprets: executable contents, and the terminators `run_block` handles itself.",
+    {
     "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id",
     "stream.dispatch.workgroup.size", "stream.executable", "stream.executable.end", "stream.executable.export",
     "stream.return", "stream.yield",
-})
+},
+)
 RULES: RuleTable[Rule] = RuleTable(
     "RULES",
     """The value semantics of the op for the refinement check: bind its results to value terms
@@ -97,7 +101,7 @@ RULES: RuleTable[Rule] = RuleTable(
     Without a rule an op is opaque (fresh result terms, a havoc of every resource it takes: the
     default, `rules_host._opaque`); an op with regions and no rule is refused (exit 2).""",
     policy="conservative",
-    requires=Requirement(prefixes=("stream.", "flow.", "arith."), unless=_NOT_RUN,
+    requires=Requirement(prefixes=("stream.", "flow.", "arith."), unless=frozenset(_NOT_RUN),
                          why="executable contents and terminators are not run as ops"),
 )
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stream.ir.core import Op
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from verify.model import Builder
 
 __all__ = ["EFFECTS", "EffectRule", "effect", "PURE", "EXECUTABLE_ONLY"]
@@ -17,14 +17,22 @@ __all__ = ["EFFECTS", "EffectRule", "effect", "PURE", "EXECUTABLE_ONLY"]
 EffectRule = Callable[[Builder, Op], None]
 
 # Ops with no effect on storage or ordering (their index results are evaluated symbolically).
-PURE = frozenset({
+PURE = OpSet(
+    "PURE",
+    "Ops with no effect on storage or ordering (their index results are evaluated symbolically): they need no effect rule.",
+    {
     "stream.yield", "stream.tensor.sizeof", "stream.resource.size", "stream.resource.is_terminal",
     "hal.element_type", "hal.encoding_type", "hal.buffer_view.assert", "stream.binding.subspan",
     "stream.executable", "stream.executable.export", "stream.executable.end", "stream.return",
     "util.global", "util.initializer.return",
-})
+},
+)
 # Ops that only occur inside executables and never touch resources.
-EXECUTABLE_ONLY = frozenset({"stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size"})
+EXECUTABLE_ONLY = OpSet(
+    "EXECUTABLE_ONLY",
+    "Ops that only occur inside executables and never touch resources: they need no effect rule.",
+    {"stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size"},
+)
 
 
 EFFECTS: RuleTable[EffectRule] = RuleTable(
