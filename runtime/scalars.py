@@ -16,7 +16,7 @@ from runtime.values import dense_to_numpy
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import OpSet
+from stream.ir.rule_table import OpSet, RuleTable
 from stream.ir.types import FloatType, IntegerType, Type
 
 __all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS", "complex_constant"]
@@ -60,32 +60,45 @@ def _unsigned(v: int, t: Type) -> int:
     return v & ((1 << t.width) - 1) if isinstance(t, IntegerType) else v
 
 
-_INT_BINARY: dict[str, Callable[[int, int, Type], int]] = {
-    "arith.addi": lambda a, b, t: a + b,
-    "arith.subi": lambda a, b, t: a - b,
-    "arith.muli": lambda a, b, t: a * b,
-    "arith.divui": lambda a, b, t: _unsigned(a, t) // _unsigned(b, t),
-    "arith.divsi": lambda a, b, t: _tdiv(a, b),
-    "arith.ceildivui": lambda a, b, t: _cdiv(_unsigned(a, t), _unsigned(b, t)),
-    "arith.ceildivsi": lambda a, b, t: -_tdiv(-a, b) if (a % b) else _tdiv(a, b),
-    "arith.floordivsi": lambda a, b, t: a // b,
-    "arith.remui": lambda a, b, t: _unsigned(a, t) % _unsigned(b, t),
-    "arith.remsi": lambda a, b, t: a - _tdiv(a, b) * b,
-    "arith.andi": lambda a, b, t: a & b,
-    "arith.ori": lambda a, b, t: a | b,
-    "arith.xori": lambda a, b, t: a ^ b,
-    "arith.shli": lambda a, b, t: a << b,
-    "arith.shrui": lambda a, b, t: _unsigned(a, t) >> b,
-    "arith.shrsi": lambda a, b, t: a >> b,
-    "arith.maxui": lambda a, b, t: max(_unsigned(a, t), _unsigned(b, t)),
-    "arith.maxsi": lambda a, b, t: max(a, b),
-    "arith.minui": lambda a, b, t: min(_unsigned(a, t), _unsigned(b, t)),
-    "arith.minsi": lambda a, b, t: min(a, b),
-}
-_FLOAT_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
-    "arith.maximumf": np.maximum, "arith.minimumf": np.minimum, "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
-}
+_INT_BINARY: RuleTable[Callable[[int, int, Type], int]] = RuleTable(
+    "_INT_BINARY",
+    """The value of the integer binary arith op on two Python ints of the result type
+    (`fn(a, b, type) -> int`, wrapped to the type by `eval_arith`). An op without one is tried
+    as another arith op, else refused (exit 2, "cannot be evaluated at run time").""",
+    policy="identity",
+    entries={
+        "arith.addi": lambda a, b, t: a + b,
+        "arith.subi": lambda a, b, t: a - b,
+        "arith.muli": lambda a, b, t: a * b,
+        "arith.divui": lambda a, b, t: _unsigned(a, t) // _unsigned(b, t),
+        "arith.divsi": lambda a, b, t: _tdiv(a, b),
+        "arith.ceildivui": lambda a, b, t: _cdiv(_unsigned(a, t), _unsigned(b, t)),
+        "arith.ceildivsi": lambda a, b, t: -_tdiv(-a, b) if (a % b) else _tdiv(a, b),
+        "arith.floordivsi": lambda a, b, t: a // b,
+        "arith.remui": lambda a, b, t: _unsigned(a, t) % _unsigned(b, t),
+        "arith.remsi": lambda a, b, t: a - _tdiv(a, b) * b,
+        "arith.andi": lambda a, b, t: a & b,
+        "arith.ori": lambda a, b, t: a | b,
+        "arith.xori": lambda a, b, t: a ^ b,
+        "arith.shli": lambda a, b, t: a << b,
+        "arith.shrui": lambda a, b, t: _unsigned(a, t) >> b,
+        "arith.shrsi": lambda a, b, t: a >> b,
+        "arith.maxui": lambda a, b, t: max(_unsigned(a, t), _unsigned(b, t)),
+        "arith.maxsi": lambda a, b, t: max(a, b),
+        "arith.minui": lambda a, b, t: min(_unsigned(a, t), _unsigned(b, t)),
+        "arith.minsi": lambda a, b, t: min(a, b),
+    },
+)
+_FLOAT_BINARY: RuleTable[Callable[[Any, Any], Any]] = RuleTable(
+    "_FLOAT_BINARY",
+    """The numpy function computing the float binary arith op (`fn(a, b)`). An op without one
+    is tried as another arith op, else refused.""",
+    policy="identity",
+    entries={
+        "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
+        "arith.maximumf": np.maximum, "arith.minimumf": np.minimum, "arith.maxnumf": np.fmax, "arith.minnumf": np.fmin,
+    },
+)
 
 
 def eval_arith(op: Op, args: list[Any]) -> Any:

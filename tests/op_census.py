@@ -7,7 +7,7 @@ strings and at least one of them is a registered op name, at least half of them 
 names (`dialect.name`) or op-name prefixes (`arith.`). The op registry itself is left out. The census imports every module and reads the
 objects, so tables filled by decorators count with their final contents.
 
-    python tests/op_census.py [OP ...]        # the figures, and the tables naming each OP
+    python tests/op_census.py [-v] [OP ...]   # the figures, the tables naming each OP (-v: every table)
 
 Kept in the repository because issue 10's closing note compares the figures before and after the
 rule tables were unified (tests/test_op_coverage.py prints them too).
@@ -135,7 +135,8 @@ def summary(ops: Iterable[str] = ("stream.async.copy",)) -> str:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    print(summary(sys.argv[1:] or ("stream.async.copy",)))
+    ops = [a for a in sys.argv[1:] if a != "-v"]
+    print(summary(ops or ("stream.async.copy",)))
     if "-v" in sys.argv:
         for t in census():
             print(f"{t.where:60} {t.kind:9} {len(t.keys)}")

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr, float_bits
 from stream.ir.core import Op
+from stream.ir.rule_table import RuleTable
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import decode_dense, tensor_bytes
 from verify.refinement.machine import RULES, BufView, Machine, Res, float_scalar, groups, rule
 from verify.refinement.terms import ByteStr, ScalarTerm
 
-_POLY_OPS = {"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"}
+_POLY_OPS: RuleTable[str] = RuleTable(
+    "_POLY_OPS",
+    """The polynomial operation (`add`, `sub`, `mul` of `verify.refinement.ints`) computing the
+    integer arith op exactly; an op without one is applied as an uninterpreted function.""",
+    policy="identity",
+    entries={"arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul"},
+)
 _APPLY_OPS = (
     "divui", "divsi", "floordivsi", "ceildivui", "ceildivsi", "remui", "remsi", "minui", "minsi", "maxui", "maxsi",
     "andi", "ori", "xori", "shli", "shrui", "shrsi",
