@@ -25,6 +25,7 @@ from __future__ import annotations
 from stream.dialect.abi import handed_pairs, is_private
 from stream.ir.attributes import SymbolRefAttr
 from stream.ir.core import Module, Op, Value
+from stream.ir.rule_table import OpSet, Requirement
 from stream.ir.types import TimepointType
 from stream.ir.walk import Function, defining_ops, function
 from verify.events import Site
@@ -32,9 +33,11 @@ from verify.model import Builder
 
 __all__ = ["CALL_OPS", "after_call", "returned_timepoints"]
 
-CALL_OPS = frozenset({"util.call", "func.call"})
-_PASS_THROUGH = frozenset({"stream.timepoint.join"})
-_NOTHING = frozenset({"stream.timepoint.immediate"})
+CALL_OPS = OpSet("CALL_OPS", "The call ops (a private callee's summary applies to them).", {"util.call", "func.call"},
+                 requires=Requirement(traits=frozenset({"call"})))
+_PASS_THROUGH = OpSet("_PASS_THROUGH", "Timepoint ops a returned timepoint's waits pass through (joins: the union of their inputs').",
+                      {"stream.timepoint.join"})
+_NOTHING = OpSet("_NOTHING", "Timepoint ops whose timepoint waits for nothing.", {"stream.timepoint.immediate"})
 
 # {result index of a handed resource: (its timepoint's index, the ops that timepoint waits for)}
 Handed = dict[int, tuple[int, frozenset[Op]]]
