@@ -4,9 +4,9 @@ version 1 (a JSON Schema, draft 2020-12 subset), and a small validator for it.
 Top level: `schema`, `version`, `file`, `status` ("proved" | "violated" | "unknown"), `smt`,
 `seconds`, `summary` (obligation counts: `obligations`, `by_reachability`, `by_constant`,
 `by_z3`, `z3_queries`, `violations`, `warnings`, `unknown`), `functions` (one entry per function),
-`violations` and `unknowns`. A violation has `class` (SPEC §3.3 name), `severity`, `function`,
-`message`, `location` (`file`, `line`, `col`), `ops` (each `role`, `text`, `location`,
-`context`), `allocation` (`name`, `kind`, `location`, or null), `bytes` ([lo, hi) or null),
+`violations` and `unknowns`. A violation has `class` (SPEC §3.3 name; the enum comes from the
+records of `verify.properties`), `severity`, `function`, `message`, `location` (`file`, `line`,
+`col`), `ops` (each `role`, `text`, `location`, `context`), `allocation` (`name`, `kind`, `location`, or null), `bytes` ([lo, hi) or null),
 `symbols` (name -> concrete value from the Z3 model), `introduced_by`, `pre_existing`, `rule`,
 `duplicates`, `notes` and `witness` (null, or `steps`: `step`, `lane`, `event`, `op`, `detail`,
 plus `omitted_common_events`). Fields are only ever added in a new version.
