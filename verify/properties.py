@@ -18,8 +18,9 @@ few facts the code acts on:
 * `witness`: whether a counterexample comes with a witness schedule (`verify.witness`; a leak
   or a cycle has none);
 * `runtime`: what the executor's `--check-races` does about it: `finding` (it reports the class
-  dynamically, with the same name and severity), `error` (the run fails with an error status),
-  or `none`.
+  dynamically, with the same name and severity), `error` (the run fails with an error status
+  naming it), `indirect` (it shows as other classes: a pack overlap as a race on the shared
+  bytes or an OUT_OF_BOUNDS) or `check` (`run --check` compares the results instead).
 
 Every list of classes is generated from `PROPERTIES` or checked against it by a test: the
 `--report=json` schema (`verify.schema`), `CLASSES` (`verify.report`), the class list of
@@ -63,7 +64,7 @@ class PropertyClass:
     identity: Literal["ops", "allocation"] = "ops"
     per_detail: bool = False
     witness: bool = True
-    runtime: Literal["finding", "error", "none"] = "finding"
+    runtime: Literal["finding", "error", "indirect", "check"] = "finding"
 
     def __post_init__(self) -> None:
         unknown = set(self.shapes) - SHAPES
@@ -184,7 +185,7 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "interleave (slice #0, then #1, then #0 again; the witness shows the three)",
         "`pack`: HB reachability between the two slices' uses; `range` for an access leaving its slice",
         "the slices, the uses and a witness of the overlap or interleaving",
-        ("pack", "range"), message="detail", per_detail=True, runtime="none",
+        ("pack", "range"), message="detail", per_detail=True, runtime="indirect",
     ),
     PropertyClass(
         "BORROWED_INPUT_MUTATED", "error",
@@ -200,7 +201,7 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "from refinement (`--refines`, the hook): `verify/refinement/`",
         "translation validation: the two programs' results as terms, compared per byte range (Z3 for symbolic sizes)",
         "the first diverging op, the result and bytes that differ, both terms and the symbol values",
-        (), message="values", runtime="none",
+        (), message="values", runtime="check",
     ),
 )
 
@@ -216,7 +217,8 @@ def property_class(name: str) -> PropertyClass:
         raise KeyError(f"unknown property class {name!r} (known: {', '.join(CLASSES)})") from None
 
 
-_RUNTIME = {"finding": "reported", "error": "the run fails", "none": "not by this name"}
+_RUNTIME = {"finding": "reported", "error": "the run fails", "indirect": "as a race or `OUT_OF_BOUNDS`",
+            "check": "`run --check` compares results"}
 
 
 def _cell(text: str) -> str:
