@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.ir.core import Op, Value
+from stream.ir.rule_table import OpSet
 from stream.ir.types import ResourceType
 
 __all__ = [
@@ -48,30 +49,34 @@ __all__ = [
 
 AWAIT = "stream.timepoint.await"
 
-# Ops whose resource results are their resource operand under another name: they do not use
-# the value (IREE moves them across awaits), they pass on what it carries.
-PASS_THROUGH = frozenset({
-    AWAIT, "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier", "stream.async.cast",
-})
+PASS_THROUGH = OpSet(
+    "PASS_THROUGH",
+    "Ops whose resource results are their resource operand under another name: they do not use the value (IREE moves them across awaits), they pass on what it carries.",
+    {AWAIT, "stream.resource.subview", "stream.timepoint.barrier", "stream.async.barrier", "stream.async.cast"},
+)
 
-# Ops that read only a resource's metadata (IREE folds them to the size operand): not a use that
-# keeps an await alive or orders anything.
-METADATA = frozenset({"stream.resource.size", "stream.resource.is_terminal"})
+METADATA = OpSet(
+    "METADATA",
+    "Ops that read only a resource's metadata (IREE folds them to the size operand): not a use that keeps an await alive or orders anything.",
+    {"stream.resource.size", "stream.resource.is_terminal"},
+)
 
-# Pure host ops (IREE's Stream_PureOp): ordered by what they use, not by host program order.
-PURE_HOST_USERS = frozenset({
-    "stream.tensor.export", "stream.async.load", "stream.async.store", "stream.tensor.load", "stream.tensor.store",
-})
+PURE_HOST_USERS = OpSet(
+    "PURE_HOST_USERS",
+    "Pure host ops (IREE's Stream_PureOp): ordered by what they use, not by host program order.",
+    {"stream.tensor.export", "stream.async.load", "stream.async.store", "stream.tensor.load", "stream.tensor.store"},
+)
 
 # Dialects of pure scalar ops: they touch no memory and order nothing; a result computed from a
 # carrying value carries what it does (the value a pure load returned, plus one, is still only
 # available after the await).
 PURE_VALUE_DIALECTS = ("arith.", "math.", "index.")
 
-# Timeline ops issued to a queue: a carried timepoint orders their start, not the host.
-TIMELINE_USERS = frozenset({
-    "stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca",
-})
+TIMELINE_USERS = OpSet(
+    "TIMELINE_USERS",
+    "Timeline ops issued to a queue: a carried timepoint orders their start, not the host.",
+    {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"},
+)
 
 
 def is_sync_await(op: Op) -> bool:
