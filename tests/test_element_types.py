@@ -217,3 +217,28 @@ def test_the_builder_makes_complex_programs() -> None:
     x = np.array([1, 2j, -1, 0.25], np.complex64)
     (got,) = streamproof.run(text, [x], driver="sync").results
     np.testing.assert_allclose(got, x + np.array([1 + 2j, -3j, 0.5, 2 - 1j]) + (1 - 1j), rtol=1e-6)
+
+
+ASSERTED = """\
+util.func public @f(%view: !hal.buffer_view) -> !hal.buffer_view {
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %element_type = hal.element_type<complex<f32>> : i32
+  %dense_row_major = hal.encoding_type<dense_row_major> : i32
+  hal.buffer_view.assert<%view : !hal.buffer_view> message("input0") shape([%c4]) type(%element_type) encoding(%dense_row_major)
+  %in = stream.tensor.import on(#hal.device.affinity<@dev0>) %view : !hal.buffer_view -> tensor<4xcomplex<f32>> in !stream.resource<external>{%c32}
+  %v = stream.tensor.export on(#hal.device.affinity<@dev0>) %in : tensor<4xcomplex<f32>> in !stream.resource<external>{%c32} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}
+"""
+
+
+def test_iree_style_buffer_view_checks_and_random_inputs() -> None:
+    m = ir.parse_module(ASSERTED, "a.mlir")
+    x = np.array([1 - 1j, 2j, 3, -0.5], np.complex64)
+    (got,) = runtime.run_module(m, [x], driver="sync").results
+    assert got.dtype == np.complex64 and got.tolist() == x.tolist()
+    with pytest.raises(runtime.InputError, match="element type code 0x23000040, got 4xcomplex<f64>"):
+        runtime.run_module(m, [x.astype(np.complex128)], driver="sync")  # complex<f64> is another element type
+    (r,) = runtime.api.random_inputs(m, "f", seed=5)
+    assert r.dtype == np.complex64 and r.shape == (4,) and np.all(r.imag != 0) and np.all(r.real != 0)

@@ -12,10 +12,10 @@ than that; its own check is `runtime.values.check_holdable`, over the same `uses
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from stream.ir.attributes import ArrayAttr, Attribute, DictAttr
+from stream.ir.attributes import ArrayAttr, Attribute, DenseAttr, DictAttr, FloatAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ComplexType, FloatType, FunctionType, IntegerType, TensorType, Type, element_byte_width
@@ -37,50 +37,70 @@ class Use:
         return self.type.element if isinstance(self.type, TensorType) else self.type
 
 
-def _types_of(t: Type) -> Iterator[Type]:
-    """`t` and the types inside it (a function type's inputs and results)."""
-    if isinstance(t, FunctionType):
-        for part in (*t.inputs, *t.results):
-            yield from _types_of(part)
-    else:
-        yield t
+class _Found:
+    """The first use of each distinct type. `ids` spares re-hashing a type object already seen
+    (the parser shares few type objects, and hashing a TensorType is not free: a 1000-dispatch
+    schedule has thousands of type references but a handful of distinct types)."""
+
+    __slots__ = ("uses", "ids")
+
+    def __init__(self) -> None:
+        self.uses: dict[Type, Use] = {}
+        self.ids: set[int] = set()
+
+    def add(self, t: Type, op: Op, how: object) -> None:
+        """`how`: an attribute name, a result index, or None for a block argument (the text of
+        `Use.what` is made only for a type seen for the first time)."""
+        if id(t) in self.ids:
+            return
+        self.ids.add(id(t))
+        if isinstance(t, FunctionType):
+            for part in (*t.inputs, *t.results):
+                self.add(part, op, how)
+        elif t not in self.uses:
+            self.uses[t] = Use(t, op, _what(op, how))
+
+    def add_attr(self, attr: Attribute, op: Op, what: object) -> None:
+        cls = type(attr)
+        if cls is ArrayAttr:
+            for a in attr.elements:  # type: ignore[attr-defined]
+                self.add_attr(a, op, what)
+        elif cls is DictAttr:
+            for _, a in attr.entries:  # type: ignore[attr-defined]
+                self.add_attr(a, op, what)
+        elif cls in _TYPED:
+            self.add(attr.type, op, what)  # type: ignore[attr-defined]
 
 
-def _attr_types(attr: Attribute) -> Iterator[Type]:
-    if isinstance(attr, ArrayAttr):
-        for a in attr.elements:
-            yield from _attr_types(a)
-    elif isinstance(attr, DictAttr):
-        for _, a in attr.entries:
-            yield from _attr_types(a)
-    else:
-        t = getattr(attr, "type", None)
-        if isinstance(t, Type):
-            yield from _types_of(t)
+_TYPED = (TypeAttr, DenseAttr, IntegerAttr, FloatAttr)
 
 
-def _op_types(op: Op) -> Iterator[tuple[Type, str]]:
-    for name, attr in (*op.properties.items(), *op.attributes.items()):
-        if name == "function_type" and op.name in FUNCTION_OPS:
-            what = f"the signature of @{getattr(op.properties.get('sym_name'), 'value', '?')}"
-        else:
-            what = f"its attribute '{name}'"
-        for t in _attr_types(attr):
-            yield t, what
-    for i, r in enumerate(op.results):
-        yield r.type, f"result {i}" if len(op.results) > 1 else "its result"
-    for region in op.regions:
-        for block in region.blocks:
-            for a in block.arguments:
-                yield a.type, "a block argument"
+def _what(op: Op, how: object) -> str:
+    if isinstance(how, str):
+        if how == "function_type" and op.name in FUNCTION_OPS:
+            return f"the signature of @{getattr(op.properties.get('sym_name'), 'value', '?')}"
+        return f"its attribute '{how}'"
+    if isinstance(how, int):
+        return f"result {how}" if len(op.results) > 1 else "its result"
+    return "a block argument"
 
 
-def _walk(ops: Iterable[Op]) -> Iterator[tuple[Type, Op, str]]:
+def _collect(ops: Iterable[Op]) -> dict[Type, Use]:
+    """Each distinct type the ops use, at its first use in program order (one walk)."""
+    found = _Found()
     for top in ops:
         for op in top.walk():
-            for t, what in _op_types(op):
-                for part in _types_of(t):
-                    yield part, op, what
+            for name, attr in op.properties.items():
+                found.add_attr(attr, op, name)
+            for name, attr in op.attributes.items():
+                found.add_attr(attr, op, name)
+            for i, r in enumerate(op.results):
+                found.add(r.type, op, i)
+            for region in op.regions:
+                for block in region.blocks:
+                    for a in block.arguments:
+                        found.add(a.type, op, None)
+    return found.uses
 
 
 def _functions(module: Module, names: set[str] | None) -> list[Op]:
@@ -94,12 +114,12 @@ def _functions(module: Module, names: set[str] | None) -> list[Op]:
     return out
 
 
-def uses(module: Module, names: set[str] | None = None, scalars: bool = False) -> Iterator[Use]:
-    """Every tensor type used by the functions of `module` (those named in `names`, if given), in
-    program order; with `scalars`, every scalar value type (integer, float, complex) too."""
-    for t, op, what in _walk(_functions(module, names)):
-        if isinstance(t, TensorType) or (scalars and isinstance(t, (IntegerType, FloatType, ComplexType))):
-            yield Use(t, op, what)
+def uses(module: Module, names: set[str] | None = None, scalars: bool = False) -> list[Use]:
+    """The first use of each distinct tensor type in the functions of `module` (those named in
+    `names`, if given), in program order; with `scalars`, of each scalar value type (integer,
+    float, complex) too."""
+    kinds = (TensorType, IntegerType, FloatType, ComplexType) if scalars else (TensorType,)
+    return [u for t, u in _collect(_functions(module, names)).items() if isinstance(t, kinds)]
 
 
 def describe(use: Use) -> str:

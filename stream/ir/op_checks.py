@@ -16,6 +16,10 @@ streamproof does not model encoding attributes, so it accepts every clone rather
 valid IREE programs; clones carry their byte sizes explicitly, so the verifier's reasoning does
 not depend on the encodings.
 
+* `stream.tensor.*`: each encoding has one dim value per `?` of its tensor type (IREE's
+  verifyOpDynamicDims: "value set has N dynamic dimensions but only M dimension values are
+  attached"); a `tensor<?xf32>` without its `{%d}` has no size anyone could compute.
+
 `OP_CHECKS[name](op, spec)` yields `(op, message)` pairs; the structural verifier reports them.
 """
 
@@ -23,11 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from stream.ir.attributes import ArrayAttr
+from stream.ir.attributes import ArrayAttr, TypeAttr
 from stream.ir.core import Op
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import OpSpec
-from stream.ir.types import IndexType, ResourceType
+from stream.ir.types import IndexType, ResourceType, TensorType
 
 __all__ = ["OP_CHECKS", "XYZ"]
 
@@ -64,6 +68,25 @@ def _tensor_dispatch(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
                        f"({result_encoding}) of result #{i}, which is tied to it")
 
 
+def _dynamic_dims(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
+    for group in (o.name for o in spec.operands if o.name.endswith("encoding_dims")):
+        attr = op.properties.get(group[: -len("_dims")]) or op.properties.get(group[: -len("_dims")] + "s")
+        encodings = attr.elements if isinstance(attr, ArrayAttr) else (attr,)
+        types = [e.type for e in encodings if isinstance(e, TypeAttr) and isinstance(e.type, TensorType)]
+        want, have = sum(t.dynamic_dims for t in types), len(spec.operand_group(op, group))
+        if want != have:
+            shown = ", ".join(map(str, types))
+            yield op, f"{shown} has {want} dynamic dimension(s) but {have} dimension value(s) are attached ({group})"
+
+
+def _tensor_op(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
+    yield from _dynamic_dims(op, spec)
+    if op.name == "stream.tensor.dispatch":
+        yield from _tensor_dispatch(op, spec)
+
+
+_TENSOR_OPS = ("clone", "constant", "dispatch", "empty", "export", "fill", "import", "load", "sizeof", "slice", "splat", "store", "update")
+
 OP_CHECKS: RuleTable[Check] = RuleTable(
     "OP_CHECKS",
     """IREE's op verifier for the op where its information is in the module (`fn(op, spec)`
@@ -73,6 +96,6 @@ OP_CHECKS: RuleTable[Check] = RuleTable(
     requires=Requirement(ops=frozenset({"stream.executable.export", "stream.tensor.dispatch"}), why="the checks of IREE whose information is in the module (the dispatch checks live in verifier._RULES)"),
     entries={
         "stream.executable.export": _export,
-        "stream.tensor.dispatch": _tensor_dispatch,
+        **{f"stream.tensor.{name}": _tensor_op for name in _TENSOR_OPS},
     },
 )

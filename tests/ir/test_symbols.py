@@ -113,6 +113,12 @@ def tensor_dispatch(result: str) -> str:
 """
 
 
+EXPORT = """util.func public @f(%r: !stream.resource<external>, %n: index) -> !hal.buffer_view {{
+  %c64 = arith.constant 64 : index
+  %v = stream.tensor.export %r : tensor<?x4xf32>{dims} in !stream.resource<external>{{%c64}} -> !hal.buffer_view
+  util.return %v : !hal.buffer_view
+}}
+"""
 EXEC = executable(ONE_ARG, TWO_BINDINGS)
 IREE_CHECKS = {
     "workload arity": (EXEC + async_dispatch("[%c1, %c1]"), 15, "workload mismatch: entry point @ex::@k expects 1 argument(s) but the dispatch provides 2",
@@ -136,6 +142,9 @@ IREE_CHECKS = {
     "tied encoding": (tensor_dispatch("tensor<?x4xf32>"), 4,
                       "the 0-th operandEncoding (tensor<4x?xf32>) does not match the resultEncoding (tensor<?x4xf32>)",
                       tensor_dispatch("tensor<4x?xf32>")),
+    # A fuzz finding: without its {%n} the export's shape was unknown, and `run` an IndexError (exit 3).
+    "dynamic dims": (EXPORT.format(dims=""), 3, "tensor<?x4xf32> has 1 dynamic dimension(s) but 0 dimension value(s) are attached",
+                     EXPORT.format(dims="{%n}")),
 }
 CASES = {**STRUCTURE, **IREE_CHECKS}
 
