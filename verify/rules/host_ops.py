@@ -2,7 +2,8 @@
 
 * `tensor.import`: an allocation of caller storage (see `verify.storage`); no access;
 * `tensor.export`: the host hands the resource to the caller, who may read it at once: a read of
-  the whole value (its producer must be covered by a wait before it);
+  the whole value (its producer must be covered by a wait before it); a static encoding's bytes
+  must fit in the resource;
 * `func.return` / `util.return`: the caller observes returned resources (a read of each) and,
   with the synchronous ABI, may reuse or read its own buffers as soon as the function returns.
   A private function hands a resource returned right before a timepoint to its caller unready
@@ -17,11 +18,13 @@ them over: exports and returns are then no reads; the completion obligation chec
 from __future__ import annotations
 
 from stream.dialect.abi import handed_pairs
+from stream.ir.attributes import TypeAttr
 from stream.ir.core import Op, Value
-from stream.ir.types import ResourceType
+from stream.ir.types import ResourceType, TensorType, element_byte_width
 from verify.events import Site
-from verify.model import READ, Builder
+from verify.model import READ, Access, Builder, RangeCheck
 from verify.rules.table import effect
+from verify.symbolic import ZERO, const
 
 
 @effect("stream.tensor.import")
@@ -33,12 +36,30 @@ def tensor_import(b: Builder, op: Op) -> None:
 def tensor_export(b: Builder, op: Op) -> None:
     site = b.host(op, "export")
     source = op.operands[0]
+    access = None
     if not b.model.async_abi:
         b.use(site, source)
-        b.whole(site, source, READ, "export")
+        access = b.whole(site, source, READ, "export")
     else:
         b.model.handoffs.append((site, source))
+    _encoding_fits(b, site, op, source, access)
     b.escape(site, source)
+
+
+def _encoding_fits(b: Builder, site: Site, op: Op, source: Value, access: Access | None) -> None:
+    """The caller reads the exported tensor's bytes (a static encoding's element count times its
+    element's byte size: 16 complex<f32> take 128): they must lie in the resource, or the export
+    reads past its end (OUT_OF_BOUNDS; the executor faults there too). A resource exactly that
+    size needs no obligation."""
+    enc = op.properties.get("source_encoding")
+    t = enc.type if isinstance(enc, TypeAttr) else None
+    if not isinstance(t, TensorType) or not t.is_static or t.encoding is not None:
+        return
+    width, count = element_byte_width(t.element), t.num_elements()
+    view = b.storage.view(source)
+    if width is None or count is None or view is None or view.size == const(count * width):
+        return
+    b.model.ranges.append(RangeCheck(site, op, f"the {t} it exports", ZERO, const(count * width), view.size, access, source))
 
 
 @effect("func.return", "util.return")
