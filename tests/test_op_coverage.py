@@ -5,6 +5,8 @@ entry for and a declared requirement (which registered ops must have one). This 
 product module, prints the matrix of registered ops against the tables (`pytest -s` shows it; so
 does `python tests/test_op_coverage.py`), and fails when an op its table's requirement includes has
 no entry: the failure says which table, in which file, and what the missing rule must do.
+`python tests/test_op_coverage.py OP ...` prints the checklist of one op: the tables that must
+have an entry for it and the others that have one.
 
 It also prints the census of tables keyed by op name (`tests/op_census.py`): the figures issue 10
 compares before and after the tables were unified.
@@ -144,6 +146,29 @@ def test_policies(policy: str) -> None:
         t.add("a.x", "again")
 
 
+def checklist(op: str, tables: list[RuleTable[Any]], registered: dict[str, Any]) -> str:
+    """For one op: the tables that must have an entry for it (and whether they do), then the
+    other tables that have one; each with its file and what a rule there does."""
+    spec = registered.get(op)
+    lines = [f"{op}: {'registered' if spec is not None else 'not registered (no OpSpec: register it first)'}"]
+    for t in tables:
+        needed, present = t.requires.includes(op, spec), op in t
+        if needed or present:
+            mark = "required, present" if needed and present else "REQUIRED, MISSING" if needed else "present"
+            lines.append(f"  [{mark}] {t.name} ({_file(t)}, policy {t.policy}): {' '.join(t.doc.split())}")
+    return "\n".join(lines)
+
+
+def test_checklist_of_one_op() -> None:
+    text = checklist("stream.cmd.copy", _tables(), _registered())
+    assert "[required, present] RECORDERS (runtime/commands.py, policy refuse)" in text
+    assert "MISSING" not in text
+
+
 if __name__ == "__main__":
-    print(op_census.summary())
-    print(matrix(_tables(), _registered()))
+    ops = sys.argv[1:]
+    if ops:  # python tests/test_op_coverage.py stream.async.copy ...: what each op needs
+        print("\n".join(checklist(op, _tables(), _registered()) for op in ops))
+    else:
+        print(op_census.summary())
+        print(matrix(_tables(), _registered()))
