@@ -46,6 +46,7 @@ from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
 from stream.ir.core import Block, Module, Op, Value
+from stream.ir.interfaces import BoundAccess, bound_accesses
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
@@ -139,29 +140,31 @@ def _dispatch_resource_index(op: Op, operand_index: int) -> int:
     return sum(1 for v in op.operands[start:operand_index] if isinstance(v.type, ResourceType))
 
 
+def _ranged_accesses(op: Op, index: int) -> list[BoundAccess]:
+    """The declared accesses (`OpSpec.accesses`) of operand `index` that name `[offset, end)`."""
+    spec = spec_of(op)
+    found = bound_accesses(spec, op) if spec is not None else None
+    return [b for b in found or () if b.index == index and b.offset is not None and b.end is not None]
+
+
 def write_ranges(op: Op, index: int, a: Analysis) -> list[Range] | None:
     """The byte ranges `op` writes in place through operand `index` (None: unknown extent)."""
-    if op.name in ("stream.async.fill", "stream.async.update", "stream.async.copy"):
-        return [(_one(op, "target_offset"), _one(op, "target_end"))]
-    if op.name == "stream.async.dispatch":
-        k = _dispatch_resource_index(op, index)
-        return [(_group(op, "resource_operand_offsets")[k], _group(op, "resource_operand_ends")[k])]
-    return None
+    ranges = [(b.offset, b.end) for b in _ranged_accesses(op, index) if b.mode in ("write", "read_write")]
+    return ranges or None  # type: ignore[return-value]
 
 
 def read_range(op: Op, index: int) -> Range | None:
-    """The byte range `op` reads from operand `index`, when it reads a known range."""
-    if op.name == "stream.async.dispatch":
-        if index in tied_writes(op):
-            return None
-        k = _dispatch_resource_index(op, index)
-        return (_group(op, "resource_operand_offsets")[k], _group(op, "resource_operand_ends")[k])
+    """The byte range `op` reads from operand `index`, when it reads a known range (and does not
+    also write it)."""
+    ranges = [(b.offset, b.end) for b in _ranged_accesses(op, index) if b.mode == "read"]
+    return ranges[0] if len(ranges) == 1 else None  # type: ignore[return-value]
+
+
+def _overwrites(op: Op, index: int) -> bool:
+    """Whether the op's in-place write through operand `index` only writes (a dispatch also reads
+    what it writes in place)."""
     spec = spec_of(op)
-    if op.name == "stream.async.copy" and spec is not None and index == spec.operand_offset(op, "source"):
-        return (_one(op, "source_offset"), _one(op, "source_end"))
-    if op.name == "stream.async.slice":
-        return (_one(op, "source_offset"), _one(op, "source_end"))
-    return None
+    return any(b.index == index and b.mode == "write" for b in (bound_accesses(spec, op) if spec is not None else None) or ())
 
 
 # -- safety rules ------------------------------------------------------------------------------
@@ -224,13 +227,6 @@ def _slice_safe(op: Op, a: Analysis) -> bool:
     return True
 
 
-_OVERWRITERS = OpSet(
-    "_OVERWRITERS",
-    "Users that overwrite a range of their target in place.",
-    {"stream.async.update", "stream.async.fill", "stream.async.copy"},
-)
-
-
 def _update_safe(op: Op, a: Analysis) -> bool:
     target, result = _one(op, "target"), op.results[0]
     if not a.owned(target) or not a.last.only_user(target, op):
@@ -239,7 +235,7 @@ def _update_safe(op: Op, a: Analysis) -> bool:
     uses = a.last.uses(result)
     for user, index in uses:
         if index in tied_writes(user):
-            if user.name not in _OVERWRITERS:
+            if not _overwrites(user, index):
                 return False  # a dispatch reads what it writes in place
             ranges = write_ranges(user, index, a)
             if ranges is None or not any(_covers(r, written, a.const) for r in ranges):
