@@ -84,11 +84,17 @@ def test_every_required_entry_exists() -> None:
     assert not missing, "ops without a required rule (the checklist for adding an op):\n" + "\n".join(missing)
 
 
-def _new_op(name: str, levels: set[str], traits: set[str], operand_kinds: tuple[str, ...] = ()) -> Any:
-    from stream.ir.spec import Operand, OpSpec
+def _new_op(name: str, levels: set[str], traits: set[str], operand_kinds: tuple[str, ...] = (), timeline: bool = False) -> Any:
+    from stream.ir.interfaces import Timeline
+    from stream.ir.spec import Operand, OpSpec, Result
+    from stream.ir.types import TIMEPOINT
 
     operands = tuple(Operand(f"o{i}", kind=k) for i, k in enumerate(operand_kinds))
-    return OpSpec(name=name, operands=operands, levels=frozenset(levels), traits=frozenset(traits))
+    if not timeline:
+        return OpSpec(name=name, operands=operands, levels=frozenset(levels), traits=frozenset(traits))
+    return OpSpec(name=name, operands=(*operands, Operand("await_timepoint", arity="optional", type=TIMEPOINT, kind="timepoint")),
+                  results=(Result("result_timepoint", type=TIMEPOINT, kind="timepoint"),), levels=frozenset(levels),
+                  traits=frozenset(traits), timeline=Timeline(awaits="await_timepoint", result="result_timepoint"))
 
 
 @pytest.mark.parametrize("spec, tables", [
@@ -97,6 +103,9 @@ def _new_op(name: str, levels: set[str], traits: set[str], operand_kinds: tuple[
     (_new_op("stream.async.example", {"async"}, {"streamable"}, ("resource",)),
      {"EFFECTS", "RULES", "CONVERSIONS", "_RESULT_SIZE", "USAGE_RULES"}),
     (_new_op("flow.tensor.example", {"input"}, set(), ("tensor", "tensor_dims")), {"REFERENCE_RULES", "RULES", "ROLES", "_RULES"}),
+    # a queue-ordered host op (like stream.resource.alloca): the timepoint classes ask for it too
+    (_new_op("stream.resource.example_queue", {"cmd"}, set(), (), timeline=True),
+     {"HOST_RULES", "EFFECTS", "RULES", "AWAIT_HOLDERS", "_TIMELINE", "TIMELINE_USERS"}),
 ], ids=lambda x: x.name if hasattr(x, "name") else None)
 def test_adding_an_op_lists_what_it_needs(spec: Any, tables: set[str]) -> None:
     """A new op (not registered; its spec only) fails the coverage check once per table whose

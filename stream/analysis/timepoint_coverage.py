@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 
 from stream.dialect.awaits import PURE_HOST_USERS, Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
-from stream.ir.rule_table import OpSet
+from stream.ir.rule_table import OpSet, Requirement, awaits_and_signals, queue_timeline
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TimepointType
 
@@ -83,6 +83,7 @@ AWAIT_HOLDERS = OpSet(
         "stream.resource.alloca",
         "stream.resource.dealloca",
     },
+    requires=Requirement(where=awaits_and_signals),
 )
 
 # Ops whose timepoint results follow the timeline rule. An upload is a device op too: issued in
@@ -91,6 +92,7 @@ _TIMELINE = OpSet(
     "_TIMELINE",
     "Ops whose timepoint results follow the timeline rule: the await holders, and uploads (device ops issued in program order).",
     AWAIT_HOLDERS | {"stream.resource.constants"},
+    requires=Requirement(where=queue_timeline),
 )
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.ir.core import Op, Value
-from stream.ir.rule_table import OpSet
+from stream.ir.rule_table import OpSet, Requirement, awaits_and_signals
 from stream.ir.types import ResourceType
 
 __all__ = [
@@ -76,6 +76,7 @@ TIMELINE_USERS = OpSet(
     "TIMELINE_USERS",
     "Timeline ops issued to a queue: a carried timepoint orders their start, not the host.",
     {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca"},
+    requires=Requirement(where=awaits_and_signals),
 )
 
 

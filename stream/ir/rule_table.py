@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Policy", "Requirement", "RuleTable", "OpSet", "MissingRule", "all_tables", "levels_of", "traits_of", "execution_op", "NOTHING"]
+__all__ = ["Policy", "Requirement", "RuleTable", "OpSet", "MissingRule", "all_tables", "levels_of", "traits_of", "execution_op", "awaits_and_signals", "queue_timeline", "NOTHING"]
 
 Policy = Literal["refuse", "conservative", "undecided", "identity"]
 POLICIES: tuple[Policy, ...] = ("refuse", "conservative", "undecided", "identity")
@@ -275,6 +275,20 @@ def execution_op(spec: Any) -> bool:
     """the streamable async ops an execution region holds (not the region ops themselves)"""
     name = getattr(spec, "name", "")
     return name.startswith("stream.async.") and "streamable" in traits_of(spec) and not getattr(spec, "regions", ())
+
+
+def awaits_and_signals(spec: Any) -> bool:
+    """timeline ops that await one timepoint operand and signal a result timepoint (their
+    `Timeline` interface names both: the executes, alloca, dealloca)"""
+    timeline = getattr(spec, "timeline", None)
+    return timeline is not None and timeline.awaits == "await_timepoint" and timeline.result is not None
+
+
+def queue_timeline(spec: Any) -> bool:
+    """ops whose result timepoint a queue signals (a `Timeline` interface with a result, other
+    than the stream.timepoint ops)"""
+    timeline = getattr(spec, "timeline", None)
+    return timeline is not None and timeline.result is not None and not spec.name.startswith("stream.timepoint.")
 
 
 def all_tables() -> list[RuleTable[Any]]:
