@@ -117,6 +117,13 @@ def test_adding_an_op_lists_what_it_needs(spec: Any, tables: set[str]) -> None:
         assert ".py, policy " in m and "A rule there must: " in m
 
 
+def test_no_plain_table_keyed_by_op_name() -> None:
+    """Every module-level table keyed by op name is a RuleTable (or OpSet): a plain dict or set of
+    op names has no declared policy and is invisible to the matrix."""
+    plain = [f"{t.where} ({t.kind})" for t in op_census.census() if t.kind != "RuleTable"]
+    assert not plain, "make these RuleTables (stream/ir/rule_table.py): " + ", ".join(plain)
+
+
 def test_every_table_is_declared() -> None:
     """Every table has a name, a doc saying what a rule does, a known policy, and a requirement;
     the conservative ones declare their conservative default (or say in the doc what it is)."""

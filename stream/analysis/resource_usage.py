@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from stream.analysis.storage import RETURN_OPS, is_passthrough, tied_source, tied_writes
 from stream.dialect import load_all
 from stream.ir.core import Block, Op, Value
-from stream.ir.rule_table import Requirement, RuleTable, execution_op
+from stream.ir.rule_table import OpSet, Requirement, RuleTable, execution_op
 from stream.ir.spec import spec_of
 from stream.ir.spec_registry import registered_names
 from stream.ir.types import Lifetime, ResourceType
@@ -99,7 +99,11 @@ def _copies(read: Usage, write: Usage) -> Callable[[Op], list[tuple[Value, Usage
     return rule
 
 
-_HOST_ACCESS = frozenset({"stream.async.load", "stream.async.store"})  # staging, not transfers
+_HOST_ACCESS = OpSet(
+    "_HOST_ACCESS",
+    "Async ops whose declared accesses are host staging reads and writes, not transfers (their usage is STAGING).",
+    {"stream.async.load", "stream.async.store"},
+)
 
 
 def _transfer_ops() -> list[str]:
