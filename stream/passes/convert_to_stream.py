@@ -69,8 +69,6 @@ STAGING = ResourceType(Lifetime.STAGING)
 _CONSUME_KEYS = ("iree.abi.consume", "iree.abi.output")
 _ABI_KEYS = frozenset({*_CONSUME_KEYS, "iree.abi.affinity", "stream.affinity"})
 
-# op name -> pairs (tensor operand group, the group holding their dynamic dims)
-
 
 def flow_tensor_operands(spec: Any) -> bool:
     """flow ops with a tensor operand group and its dims group (`source` and `source_dims`)"""
@@ -80,11 +78,9 @@ def flow_tensor_operands(spec: Any) -> bool:
 
 _OPERAND_DIMS: RuleTable[tuple[tuple[str, str], ...]] = RuleTable(
     "_OPERAND_DIMS",
-    """The op's tensor operand groups, each with the operand group holding its dynamic dims
-    (pairs `(tensor group, dims group)`). An op without an entry has no tensor operand whose
-    dims the conversion reads (identity: none).""",
-    policy="identity",
-    default=(),
+    """Pairs (tensor operand group, the group holding their dynamic dims) of the op; without an
+    entry the op has no tensor operand whose dims the conversion reads (identity: none).""",
+    policy="identity", default=(),
     requires=Requirement(where=flow_tensor_operands),
     entries={
         "flow.dispatch": (("arguments", "argument_dims"),),
