@@ -30,6 +30,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
@@ -123,6 +124,9 @@ class StorageMap:
     # The device each op runs on (its own affinity, else the enclosing region's, else the
     # function's or module's default); None when unknown.
     op_device: dict[Op, frozenset[str] | None] = field(default_factory=dict)
+    # Calls to private functions of the module with a summary (verify.calls.CallSummary).
+    call_summaries: dict[Op, Any] = field(default_factory=dict)
+    call_reasons: dict[Op, str] = field(default_factory=dict)  # the other calls: why they have none
     _version: int = 0
 
     def view(self, value: Value) -> View | None:
@@ -160,8 +164,10 @@ class StorageMap:
 class _Walker:
     """Walks a function in program order, evaluating index values and applying storage rules."""
 
-    def __init__(self, storage: StorageMap, default_device: frozenset[str] | None, first_size: dict[Value, Value] | None = None) -> None:
+    def __init__(self, storage: StorageMap, default_device: frozenset[str] | None, first_size: dict[Value, Value] | None = None,
+                 module: Module | None = None) -> None:
         self.storage = storage
+        self.module = module  # where calls find their callees (verify.calls)
         self.first_size = first_size or {}
         self.symbols = storage.symbols
         self.device_stack: list[frozenset[str] | None] = [default_device]
@@ -227,6 +233,15 @@ STORAGE_RULES: RuleTable[StorageRule] = RuleTable(
 def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
     """Register the rule of the named ops in `STORAGE_RULES`."""
     return STORAGE_RULES.register(*names)
+
+
+@storage_rule("util.call", "func.call")
+def _call(w: _Walker, op: Op) -> None:
+    """A call to a private function with a summary (verify.calls): its results are the storage
+    of the arguments they return, or fresh values; any other call: `default_results`."""
+    from verify.calls import call_storage
+
+    call_storage(w, op)
 
 
 def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
@@ -444,5 +459,5 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
             declared = first_size.get(arg)
             arg_size = symbols.expr(declared) if declared is not None else symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
             storage.allocate(arg, AllocKind.ARGUMENT, None, arg_size, None, func.op.location)
-    _Walker(storage, default_device(func, module), first_size).block(func.body)
+    _Walker(storage, default_device(func, module), first_size, module).block(func.body)
     return storage

@@ -22,6 +22,8 @@ the op named), or None when the violation stands. `Decider.decide` applies it.
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from stream.ir.core import Op, Value
 from stream.ir.types import OpaqueType, ResourceType, TimepointType, Type
 from verify.events import Site
@@ -38,17 +40,19 @@ def _ordering(t: Type) -> bool:
     return isinstance(t, TimepointType) or (isinstance(t, OpaqueType) and t.text == "!hal.fence")
 
 
-def is_unmodelled(op: Op) -> bool:
-    """No effect rule, not pure, and it touches storage or the timeline."""
+def is_unmodelled(op: Op, summarized: Container[Op] = ()) -> bool:
+    """No effect rule, not pure, not a call with a summary (`summarized`, verify.calls), and it
+    touches storage or the timeline."""
     from verify.rules import EFFECTS, PURE
 
-    if op.name in EFFECTS or op.name in PURE:
+    if op.name in EFFECTS or op.name in PURE or op in summarized:
         return False
     return any(isinstance(v.type, ResourceType) or _ordering(v.type) for v in (*op.operands, *op.results))
 
 
-def _describe(op: Op) -> str:
-    return f"'{op.name}' at {op.location} has no effect rule"
+def _describe(op: Op, model: FunctionModel | None = None) -> str:
+    why = model.storage.call_reasons.get(op) if model is not None else None
+    return f"'{op.name}' at {op.location} has no effect rule" + (f" ({why})" if why else "")
 
 
 class Unmodelled:
@@ -62,7 +66,7 @@ class Unmodelled:
         for index, top in enumerate(model.func.body.ops):
             for op in top.walk():
                 culprit: Op | None = None
-                if is_unmodelled(op):
+                if is_unmodelled(op, model.storage.call_summaries):
                     self.ops[id(op)] = op
                     if any(_ordering(v.type) for v in (*op.operands, *op.results)):
                         culprit = op
@@ -88,7 +92,7 @@ class Unmodelled:
         for s in sites:
             op = self.ops.get(id(s.op))
             if op is not None:
-                return f"{_describe(op)}: what it reads, writes or waits for is unknown"
+                return f"{_describe(op, self.model)}: what it reads, writes or waits for is unknown"
         if ob.shape != "range":
             alloc = ob.alloc
             if alloc is not None and alloc.kind is AllocKind.UNKNOWN:
@@ -97,7 +101,7 @@ class Unmodelled:
         if ob.shape in _ORDERING_SHAPES and self.timeline is not None and sites:
             index, culprit = self.timeline
             if index <= max((s.order[0] for s in sites if s.order), default=index):
-                return f"{_describe(culprit)}: the ordering it takes part in is unknown"
+                return f"{_describe(culprit, self.model)}: the ordering it takes part in is unknown"
         return None
 
     def _handoff(self, returned: Site, user: Site) -> str | None:
@@ -107,7 +111,7 @@ class Unmodelled:
         timepoint reaches such an op before the use (it may come back awaited)."""
         op = self.ops.get(id(user.op))
         if op is not None:
-            return f"{_describe(op)}: it may take the value with its timepoint, unready"
+            return f"{_describe(op, self.model)}: it may take the value with its timepoint, unready"
         t = self.model.call_handoffs[returned]
         derived = {t}
         limit = user.order[0] if user.order else len(self.model.func.body.ops)
@@ -117,7 +121,7 @@ class Unmodelled:
             for o in top.walk():
                 if o is returned.op or not any(v in derived for v in o.operands):
                     continue
-                if is_unmodelled(o):
-                    return f"{_describe(o)}: the timepoint {returned.name.split(' returned')[0]} passes through it"
+                if is_unmodelled(o, self.model.storage.call_summaries):
+                    return f"{_describe(o, self.model)}: the timepoint {returned.name.split(' returned')[0]} passes through it"
                 derived.update(r for r in o.results if _ordering(r.type))
         return None

@@ -1,5 +1,5 @@
-// EXPECT: UNKNOWN
-// The caller awaits the timepoint the private function returns with its result before exporting it: no MISSED_WAIT; the call itself has no effect rule, so the rest is undecided, never proved.
+// EXPECT: proved
+// The caller awaits the timepoint the private function returns with its result before exporting it: proved. The call's effect comes from @produce's summary (verify/calls.py): it reads %in once %now is reached, until %t is, and returns a fresh value ready at %t.
 util.func private @produce(%arg0: !stream.resource<external>, %t0: !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

@@ -1,5 +1,5 @@
-// EXPECT: MISSED_WAIT UNKNOWN
-// The caller exports a private function's result without awaiting the timepoint it came with (the callee hands the wait over): MISSED_WAIT; what the call does with its operand and the storage it returns stay undecided (the call has no effect rule).
+// EXPECT: MISSED_WAIT
+// The caller exports a private function's result without awaiting the timepoint it came with (the callee hands the wait over): MISSED_WAIT, and so is returning while @produce may still read the caller's %in (its summary: until %t is reached).
 util.func private @produce(%arg0: !stream.resource<external>, %t0: !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index

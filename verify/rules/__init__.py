@@ -29,7 +29,12 @@ __all__ = ["EFFECTS", "effect", "apply_rule", "unknown_op", "PURE", "EXECUTABLE_
 
 def _conservative(b: Builder, op: Op) -> None:
     """The rule of an op without one: nothing for an op that touches no resource; else
-    `unknown_op` (and, for a call, what a private callee's returned timepoints promise)."""
+    `unknown_op` (and, for a call, what a private callee's returned timepoints promise); a call
+    to a private function with a summary (`verify.calls`) does what the summary says."""
+    summary = b.storage.call_summaries.get(op)
+    if summary is not None:
+        summarized_call(b, op, summary)
+        return
     if any(isinstance(v.type, ResourceType) for v in (*op.operands, *op.results)):
         # Even an `arith` op is unknown here once it touches a resource: `arith.select` of two
         # resources names one of them, which no storage rule can say in advance.
@@ -80,7 +85,7 @@ def _derive_effects() -> None:
             EFFECTS.add(name, _derived)
 
 
-from verify.calls import CALL_OPS, after_call  # noqa: E402
+from verify.calls import CALL_OPS, after_call, summarized_call  # noqa: E402
 from verify.rules import async_ops, cmd_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
 from verify.rules.derived import derives_effect, standard_effect  # noqa: E402
 
