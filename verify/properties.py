@@ -25,17 +25,16 @@ few facts the code acts on:
 Every list of classes is generated from `PROPERTIES` or checked against it by a test: the
 `--report=json` schema (`verify.schema`), `CLASSES` (`verify.report`), the class list of
 `streamproof verify --help`, the README table and the table of docs/VERIFIER.md
-(`python -m verify.properties readme|verifier|help` prints them).
+(`UPDATE_DOCS=1 pytest tests/verify/test_properties.py` rewrites the two tables).
 
 Adding a class: add its record here (the order is the order users see), make an obligation
 generator produce it (`verify/obligations.py`) and, when `message` is new, its wording
-(`verify/explain.py`); then run `python -m verify.properties readme` and `... verifier` and paste
-the tables; add a corpus program that exhibits it (proofs/corpus, `// EXPECT: NAME`).
+(`verify/explain.py`); then rewrite the docs tables (`UPDATE_DOCS=1 pytest
+tests/verify/test_properties.py`); add a corpus program that exhibits it (proofs/corpus, `// EXPECT: NAME`).
 """
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from dataclasses import dataclass
 from typing import Literal
@@ -250,8 +249,3 @@ def help_text(width: int = 100) -> str:
         doc = p.doc + (f" ({p.severity})" if p.severity != "error" else "")
         lines.extend(textwrap.wrap(doc, width, initial_indent=f"  {p.name.ljust(pad)}", subsequent_indent=" " * (pad + 2)))
     return "\n".join(lines)
-
-
-if __name__ == "__main__":  # python -m verify.properties readme|verifier|help
-    which = sys.argv[1] if len(sys.argv) > 1 else "help"
-    print({"readme": readme_table, "verifier": verifier_table, "help": help_text}[which]())
