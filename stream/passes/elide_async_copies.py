@@ -212,9 +212,8 @@ def _slice_safe(op: Op, a: Analysis) -> bool:
     if not uses:
         return False
     for user, index in uses:
+        # A reader of a known range only (a copy's target is written, so it has none).
         if user.name not in _SLICE_READERS or read_range(user, index) is None:
-            return False
-        if user.name == "stream.async.copy" and index != spec_of(user).operand_offset(user, "source"):  # type: ignore[union-attr]
             return False
     sliced = (_one(op, "source_offset"), _one(op, "source_end"))
     for version in a.storage.forward(source):

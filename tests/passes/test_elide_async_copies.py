@@ -107,3 +107,28 @@ def test_may_overlap_symbolic_ranges() -> None:
     (s, mid, e, other), known = _values(None, None, None, None)
     assert elide.may_overlap((s, mid), (mid, e), known.get) is False  # adjacent by SSA identity
     assert elide.may_overlap((s, mid), (other, e), known.get) is True  # unknown: assume they meet
+
+
+# A slice read as a copy's source is elided (the copy reads the sliced range of the original); a
+# slice that is a copy's target stays (the copy writes it: read_range from the spec's accesses
+# gives a copy's target no read range).
+_SLICE_USERS = """
+util.func public @f(%x: !stream.resource<*>, %y: !stream.resource<*>) -> (!stream.resource<*>, !stream.resource<*>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %s = stream.async.slice %x[%c8 to %c16] : !stream.resource<*>{%c16} -> !stream.resource<*>{%c8}
+  %r = stream.async.copy %s[%c0 to %c8], %y[%c0 to %c8], %c8 : !stream.resource<*>{%c8} -> %y as !stream.resource<*>{%c16}
+  %t = stream.async.slice %x[%c0 to %c8] : !stream.resource<*>{%c16} -> !stream.resource<*>{%c8}
+  %w = stream.async.copy %y[%c0 to %c8], %t[%c0 to %c8], %c8 : !stream.resource<*>{%c16} -> %t as !stream.resource<*>{%c8}
+  util.return %r, %w : !stream.resource<*>, !stream.resource<*>
+}
+"""
+
+
+def test_a_slice_is_elided_into_a_copy_source_but_not_a_copy_target() -> None:
+    out = PASSES["elide-async-copies"].run(ir.parse_module(_SLICE_USERS, "slices.mlir"))
+    slices = [op for f in functions(out) for op in f.body.ops if op.name == "stream.async.slice"]
+    assert len(slices) == 1 and slices[0].operands[2].name_hint == "c0"  # the copy target's slice %t stays
+    copies = [op for f in functions(out) for op in f.body.ops if op.name == "stream.async.copy"]
+    assert copies[0].operands[4] is functions(out)[0].arguments[0]  # reads %x[8 to 16] directly
