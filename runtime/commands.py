@@ -30,8 +30,9 @@ from runtime.status import ExecutionError, Status, StatusCode
 from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.interfaces import bound_accesses
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
-from stream.ir.spec import view
+from stream.ir.spec import spec_of, view
 from stream.ir.types import TensorType
 
 __all__ = ["Command", "Recorder", "run_commands", "binding_types_of", "RO", "WO", "RW"]
@@ -405,11 +406,21 @@ def _check_self_overlap(races: RaceDetector, site: AccessSite, bindings: list[tu
                                      "one dispatch binds these bytes twice and writes through at least one binding")
 
 
+def _windows(r: Recorder, op: Op, what: str) -> list[tuple[Allocation, int, int]]:
+    """The absolute byte ranges of the op's declared accesses (`OpSpec.accesses`: a resource,
+    an offset and a length), in declaration order, each checked against its resource."""
+    spec = spec_of(op)
+    assert spec is not None
+    out = []
+    for a in bound_accesses(spec, op) or ():
+        assert a.offset is not None and a.length is not None, op.name
+        label = f"{what} {a.access.resource}" if len(spec.accesses or ()) > 1 else what
+        out.append(r.window(r.ref(a.value, op), r.integer(a.offset), r.integer(a.length), op, label))
+    return out
+
+
 def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
-    v = view(op)
-    length = r.integer(v.length)
-    src, s_off, _ = r.window(r.ref(v.source, op), r.integer(v.source_offset), length, op, "copy source")
-    dst, d_off, _ = r.window(r.ref(v.target, op), r.integer(v.target_offset), length, op, "copy target")
+    (src, s_off, length), (dst, d_off, _) = _windows(r, op, "copy")
     kind = "transfer" if src.device != dst.device else "copy"
     site = r.site(op, f"stream.cmd.copy {src.label}[{s_off}] -> {dst.label}[{d_off}] ({length} bytes)", comp)
     if r.races is not None and src is dst and s_off < d_off + length and d_off < s_off + length:
@@ -420,7 +431,7 @@ def _record_copy(r: Recorder, op: Op, comp: int) -> Command:
 
 def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
     v = view(op)
-    alloc, off, length = r.window(r.ref(v.target, op), r.integer(v.target_offset), r.integer(v.target_length), op, "fill")
+    ((alloc, off, length),) = _windows(r, op, "fill")
     value = r.value(v.value)
     pattern = np.array(value, dtype=dtype_of(v.value.type))
     site = r.site(op, f"stream.cmd.fill {value} -> {alloc.label}[{off} for {length}]", comp)
@@ -430,8 +441,7 @@ def _record_fill(r: Recorder, op: Op, comp: int) -> Command:
 
 def _cache_recorder(kind: str) -> Callable[[Recorder, Op, int], Command]:
     def record(r: Recorder, op: Op, comp: int) -> Command:
-        v = view(op)
-        alloc, off, length = r.window(r.ref(v.target, op), r.integer(v.target_offset), r.integer(v.target_length), op, kind)
+        ((alloc, off, length),) = _windows(r, op, kind)
         site = r.site(op, f"stream.cmd.{kind} {alloc.label}[{off} for {length}]", comp)
         return Command(kind, site, _run_cache, args=(kind, alloc, off, length), cost=length)
 

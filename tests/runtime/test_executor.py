@@ -251,3 +251,18 @@ def test_a_run_restores_the_garbage_collector() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("edit, message", [
+    # The windows of cmd.copy and cmd.fill come from their specs' declared accesses.
+    (("stream.cmd.copy %a[%c0], %b[%c0], %c16", "stream.cmd.copy %a[%c0], %b[%c48], %c16"),
+     r"OUT_OF_BOUNDS: copy target \[48, 64\) is outside the resource's 48 bytes"),
+    (("stream.cmd.copy %a[%c0], %b[%c0], %c16", "stream.cmd.copy %a[%c16], %b[%c0], %c16"),
+     r"OUT_OF_BOUNDS: copy source \[16, 32\) is outside the resource's 16 bytes"),
+    (("%b[%c16 for %c16] : i32", "%b[%c48 for %c16] : i32"), r"OUT_OF_BOUNDS: fill \[48, 64\) is outside the resource's 48 bytes"),
+])
+def test_out_of_bounds_command_ranges_fail_the_run(edit: tuple[str, str], message: str) -> None:
+    text = (PROGRAMS / "all_commands.mlir").read_text()
+    assert edit[0] in text
+    with pytest.raises(ExecutionError, match=message):
+        run_module(parse(text.replace(*edit)), [np.zeros(4, np.float32)], driver="sync")
