@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from stream.ir.printer import Printer
     from stream.ir.spec import Attr, OpSpec
 
-__all__ = ["Format", "ParseContext", "compile_format", "DIRECTIVES", "directive", "Arg", "Element"]
+__all__ = ["Format", "ParseContext", "format_elements", "DIRECTIVES", "directive", "Arg", "Element"]
 
 
 # -- elements ------------------------------------------------------------------------------------
@@ -133,10 +133,11 @@ class _FormatTokens:
             raise ValueError(f"expected {text!r} in assembly format, found {tok[1]!r}")
 
 
-def compile_format(spec: OpSpec, text: str) -> Format:
+def format_elements(spec: OpSpec, text: str) -> tuple[Element, ...]:
+    """The elements of an assembly format (`stream.ir.format_parse.compile_format` makes the
+    `Format` of them)."""
     toks = _FormatTokens(text)
-    elements = _compile_seq(spec, toks, top=True)
-    return Format(spec, tuple(elements))
+    return tuple(_compile_seq(spec, toks, top=True))
 
 
 def _var_kind(spec: OpSpec, name: str) -> str:
@@ -264,14 +265,14 @@ class ParseContext:
 class Format:
     __slots__ = ("spec", "elements", "_printed", "_steps", "_finish")
 
-    def __init__(self, spec: OpSpec, elements: tuple[Element, ...]) -> None:
+    def __init__(self, spec: OpSpec, elements: tuple[Element, ...], steps: tuple[Callable[[ParseContext], None], ...],
+                 finish: Callable[[ParseContext], None]) -> None:
+        """`steps` and `finish` read the op (the parse half, `stream.ir.format_parse`, compiles
+        them: it imports this module's elements, so this one does not import it)."""
         self.spec = spec
         self.elements = elements
         self._printed = frozenset(_mentioned_attrs(elements)) | {"operandSegmentSizes", "resultSegmentSizes"}
-        # The parse half lives in its own module, which imports this one's elements.
-        from stream.ir.format_parse import compile_steps, finish
-
-        self._steps = compile_steps(spec, elements)
+        self._steps = steps
         self._finish = finish
 
     # -- parse -------------------------------------------------------------------------------

@@ -12,16 +12,37 @@ from typing import TYPE_CHECKING
 
 from stream.ir.attributes import Attribute, IntegerAttr, OpaqueAttr, StringAttr, TypeAttr, UnitAttr
 from stream.ir.core import Region
-from stream.ir.format import DIRECTIVES, Arg, AttrDict, Custom, Element, Group, Lit, ParseContext, Regions, TypeOf, Var
+from stream.ir.format import (
+    DIRECTIVES,
+    Arg,
+    AttrDict,
+    Custom,
+    Element,
+    Format,
+    Group,
+    Lit,
+    ParseContext,
+    Regions,
+    TypeOf,
+    Var,
+    format_elements,
+)
 from stream.ir.parser import Parser
 from stream.ir.types import Type
 
 if TYPE_CHECKING:
     from stream.ir.spec import Attr, OpSpec
 
-__all__ = ["compile_steps", "finish", "parse_attr_styled"]
+__all__ = ["compile_format", "compile_steps", "finish", "parse_attr_styled"]
 
 Step = Callable[[ParseContext], None]
+
+
+def compile_format(spec: OpSpec, text: str) -> Format:
+    """The `Format` of an op's assembly format text: its elements (`stream.ir.format`) and the
+    steps that read them."""
+    elements = format_elements(spec, text)
+    return Format(spec, elements, compile_steps(spec, elements), finish)
 
 
 def compile_steps(spec: OpSpec, elements: tuple[Element, ...]) -> tuple[Step, ...]:

@@ -179,7 +179,7 @@ class OpSpec:
 
     def _compiled(self) -> Format:
         if self._format is None:
-            from stream.ir.format import compile_format
+            from stream.ir.format_parse import compile_format
 
             assert self.format is not None
             self._format = compile_format(self, self.format)
