@@ -4,7 +4,8 @@ name, in which modules, and which of them name a given op.
 A *table keyed by op name* is a module-level dict, set, frozenset, tuple or list (or a `RuleTable`)
 defined in a module of `stream`, `verify`, `runtime` or `streamproof` whose keys (or members) are
 strings and at least one of them is a registered op name, at least half of them looking like op
-names (`dialect.name`) or op-name prefixes (`arith.`). The op registry itself is left out. The census imports every module and reads the
+names (`dialect.name`) or op-name prefixes (`arith.`). The op registry itself, and memos of it
+(dicts op name -> OpSpec filled at run time), are left out. The census imports every module and reads the
 objects, so tables filled by decorators count with their final contents.
 
     python tests/op_census.py [-v] [OP ...]   # the figures, the tables naming each OP (-v: every table)
@@ -74,6 +75,10 @@ def _keys(value: object) -> tuple[str, frozenset[str]] | None:
     if isinstance(value, RuleTable):
         return "RuleTable", frozenset(value.names())
     if isinstance(value, dict):
+        from stream.ir.spec import OpSpec
+
+        if value and all(v is None or isinstance(v, OpSpec) for v in value.values()):
+            return None  # a memo of the registry (op name -> spec, filled at run time), not a rule table
         kind, items = "dict", list(value)
     elif isinstance(value, (set, frozenset)):
         kind, items = "set", list(value)
