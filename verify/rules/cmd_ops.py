@@ -13,15 +13,18 @@ memory placed on another device; dispatches and fills may not.
 
 from __future__ import annotations
 
-from stream.ir.attributes import ArrayAttr, IntegerAttr, SymbolRefAttr
+from stream.ir.attributes import ArrayAttr, SymbolRefAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.interfaces import bound_accesses
 from stream.ir.spec import OpSpec
 from verify.model import READ, TOUCH, WRITE, Builder
 from verify.rules.table import effect
-from verify.storage import operand_groups, spec_for
+from verify.storage import spec_for
 
-_MODES = {1: (READ, "ro"), 2: (WRITE, "wo"), 3: (READ | WRITE, "rw")}
+# Modes of the spec's declared accesses (a discard makes the range's contents undefined: a write;
+# cache control uses the memory without reading or writing it).
+_MODES = {"read": READ, "write": WRITE, "read_write": READ | WRITE, "discard": WRITE, "touch": TOUCH}
 
 
 def _spec(b: Builder, op: Op) -> OpSpec:
@@ -32,47 +35,48 @@ def _spec(b: Builder, op: Op) -> OpSpec:
     return spec
 
 
+_LABELS = {"read": "ro", "write": "wo", "read_write": "rw"}
+
+
+def _accesses(b: Builder, op: Op, name: str, transfer: bool) -> None:
+    """One nested site accessing what the op's spec declares (`OpSpec.accesses`: a resource,
+    offset and length each, in a mode). A dispatch's binding is labelled by its mode (ro/wo/rw),
+    a copy's range by its operand, any other by the command."""
+    spec = _spec(b, op)
+    site = b.nested(op, name)
+    accesses = bound_accesses(spec, op) or []
+    for a in accesses:
+        assert a.offset is not None and a.length is not None, op.name
+        if a.access.mode == "declared":
+            label = _LABELS[a.mode]
+        else:
+            label = a.access.resource if len(spec.accesses or ()) > 1 else name
+        b.access(site, a.value, b.symbols.expr(a.offset), b.symbols.expr(a.length), _MODES[a.mode], label, transfer=transfer)
+
+
 @effect("stream.cmd.dispatch")
 def dispatch(b: Builder, op: Op) -> None:
-    spec = _spec(b, op)
     eps = op.properties.get("entry_points")
     first = eps.elements[0] if isinstance(eps, ArrayAttr) and len(eps) else None
     entry = "@" + first.leaf if isinstance(first, SymbolRefAttr) else "?"
-    site = b.nested(op, f"dispatch {entry}")
-    accesses = op.properties.get("resource_accesses")
-    modes = [e.value if isinstance(e, IntegerAttr) else 3 for e in accesses.elements] if isinstance(accesses, ArrayAttr) else []
-    groups = operand_groups(op, spec)
-    for i, (r, o, n) in enumerate(zip(groups["resources"], groups["resource_offsets"], groups["resource_lengths"])):
-        mode, label = _MODES.get(modes[i] if i < len(modes) else 3, (READ | WRITE, "rw"))
-        b.access(site, r, b.symbols.expr(o), b.symbols.expr(n), mode, label)
+    _accesses(b, op, f"dispatch {entry}", transfer=False)
 
 
 @effect("stream.cmd.copy")
 def copy(b: Builder, op: Op) -> None:
-    g = operand_groups(op, _spec(b, op))
-    site = b.nested(op, "copy")
-    length = b.symbols.expr(g["length"][0])
-    b.access(site, g["source"][0], b.symbols.expr(g["source_offset"][0]), length, READ, "source", transfer=True)
-    b.access(site, g["target"][0], b.symbols.expr(g["target_offset"][0]), length, WRITE, "target", transfer=True)
-
-
-def _ranged(b: Builder, op: Op, mode: int, label: str, transfer: bool) -> None:
-    g = operand_groups(op, _spec(b, op))
-    site = b.nested(op, label)
-    off, length = b.symbols.expr(g["target_offset"][0]), b.symbols.expr(g["target_length"][0])
-    b.access(site, g["target"][0], off, length, mode, label, transfer=transfer)
+    _accesses(b, op, "copy", transfer=True)
 
 
 @effect("stream.cmd.fill")
 def fill(b: Builder, op: Op) -> None:
-    _ranged(b, op, WRITE, "fill", transfer=False)
+    _accesses(b, op, "fill", transfer=False)
 
 
 @effect("stream.cmd.discard")
 def discard(b: Builder, op: Op) -> None:
-    _ranged(b, op, WRITE, "discard", transfer=True)
+    _accesses(b, op, "discard", transfer=True)
 
 
 @effect("stream.cmd.flush", "stream.cmd.invalidate")
 def cache_control(b: Builder, op: Op) -> None:
-    _ranged(b, op, TOUCH, op.name.rsplit(".", 1)[-1], transfer=True)
+    _accesses(b, op, op.name.rsplit(".", 1)[-1], transfer=True)
