@@ -58,6 +58,8 @@ class Session:
         self.default_device = _default_device(module)
         self._default_devices = _devices(module.attributes.get("stream.affinity.default"))
         self.semaphores = 0
+        # What the program wrote to parameters, (scope, key) -> [(offset, bytes)] (runtime.parameter_ops).
+        self.parameters: dict[tuple[bytes, bytes], list[tuple[int, bytes]]] = {}
         self.external_signals: list[Submission] = []  # chain_external submissions (async ABI)
         self.return_location = ""  # where the function run last returned
         # Awaited timepoints the next submission also waits on (a pure await chained into the

@@ -31,6 +31,7 @@ from runtime.frame import lifetime as _lifetime
 from runtime.frame import name as _name
 from runtime.frame import ref as _ref
 from runtime.memory import Allocation, ResourceRef, dtype_of
+from runtime.parameter_ops import parameter_bytes  # noqa: F401  (its parameter rules are in HOST_RULES too)
 from runtime.resource_ops import pack_slices  # its stream.resource.* rules are in HOST_RULES too
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.scheduler import Submission

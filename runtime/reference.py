@@ -24,7 +24,7 @@ from runtime.memory import POISON, dtype_of
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
-from stream.ir.attributes import ArrayAttr, SymbolRefAttr
+from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
@@ -145,6 +145,12 @@ def _constant(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
     if isinstance(value, np.ndarray):
         value.flags.writeable = False
     env[op.results[0]] = value
+
+
+@rule("util.buffer.constant")
+def _buffer_constant(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    value = op.properties.get("value")
+    env[op.results[0]] = value.value.encode() if isinstance(value, StringAttr) else str(value).encode()
 
 
 def _arith(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:

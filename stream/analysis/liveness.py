@@ -104,6 +104,8 @@ USE_RULES: RuleTable[UseKind] = RuleTable(
     requires=Requirement(where=host_resource_user),
     entries={
         "stream.cmd.execute": UseKind.DEVICE,
+        # The parameter ops touch the resource on the device until their result timepoint.
+        **{f"stream.cmd.parameter.{n}": UseKind.DEVICE for n in ("read", "write", "gather", "scatter")},
         "stream.resource.load": UseKind.HOST,
         "stream.resource.store": UseKind.HOST,
         "stream.resource.subview": UseKind.ALIAS,

@@ -30,7 +30,7 @@ from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
 from stream.ir.spec_registry import OpState
-from stream.ir.types import F64, I1, I64, TIMEPOINT, FunctionType, Type
+from stream.ir.types import F64, I1, I64, TIMEPOINT, FunctionType, OpaqueType, Type
 
 _FUNC_ATTRS = (
     Attr("sym_name", True, "symbol_name"),
@@ -332,4 +332,24 @@ define(OpSpec(
     regions=(RegionSpec("body"),),
     traits=frozenset({"isolated"}),
     format="attr-dict-with-keyword $body",
+))
+
+
+# -- util.buffer.constant: `%buffer_cst = util.buffer.constant : !util.buffer = "key"` ----------
+# A host byte buffer; in a Stream module it names a parameter's scope or key
+# (stream/dialect/stream_parameter.py). Pure: it touches no resource.
+def _buffer_cst_name(op: Op) -> list[str | None]:
+    name = op.properties.get("name")
+    return [name.value if isinstance(name, StringAttr) else "buffer_cst"]
+
+
+define(OpSpec(
+    "util.buffer.constant",
+    results=(Result("result", type=OpaqueType("!util.buffer")),),
+    attrs=(Attr("name", style="string"), Attr("value", True), Attr("alignment"), Attr("mime_type")),
+    levels=ANY,
+    accesses=(),
+    traits=frozenset({"pure"}),
+    asm_names=_buffer_cst_name,
+    format="($name^)? attr-dict `:` type($result) `=` $value",
 ))

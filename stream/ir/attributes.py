@@ -232,8 +232,17 @@ def format_dict_entries(entries: tuple[tuple[str, Attribute], ...]) -> str:
     parts = []
     for key, value in entries:
         k = key if _BARE_ID.match(key) else quote_string(key)
-        parts.append(k if isinstance(value, UnitAttr) else f"{k} = {value}")
+        parts.append(k if isinstance(value, UnitAttr) else f"{k} = {dict_value(value)}")
     return ", ".join(parts)
+
+
+def dict_value(value: Attribute, text: str | None = None) -> str:
+    """A dictionary entry's value: MLIR prints it without type elision, so an i64 integer keeps
+    its `: i64` there (`<{value = 0 : i64}>`), unlike in an array or an op's own syntax."""
+    text = str(value) if text is None else text
+    if isinstance(value, IntegerAttr) and value.type == I64:
+        return f"{text} : i64"
+    return text
 
 
 @dataclass(frozen=True, slots=True)

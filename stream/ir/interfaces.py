@@ -47,7 +47,8 @@ class Access:
     resource operand group `resource`, whose byte size is the group `size`. Without `offset` the
     access covers the whole resource. A variadic `resource` group pairs its k-th resource-typed
     value with the k-th value of each of the other (parallel) groups; `label` then names one
-    element in messages ("resource operand", "binding")."""
+    element in messages ("resource operand", "binding"). A single `resource` with variadic range
+    groups is accessed once per range (a parameter gather or scatter)."""
 
     resource: str
     size: str | None = None
@@ -134,6 +135,11 @@ def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
         base = spec.operand_offset(op, a.resource)
         size, offset, end, length = (groups[n] if n is not None else () for n in (a.size, a.offset, a.end, a.length))
         variadic = spec.operands[spec._operand_index[a.resource]].arity == "variadic"
+        # One resource with variadic ranges (a parameter gather/scatter): one access per range.
+        ranges = max((len(g) for n, g in zip((a.offset, a.end, a.length), (offset, end, length)) if n is not None
+                      and spec.operands[spec._operand_index[n]].arity == "variadic"), default=None)
+        if not variadic and ranges is not None:
+            values = values[:1] * ranges
         modes: list[str] = []
         if a.mode == "declared":
             attr = op.properties.get("resource_accesses")
@@ -150,8 +156,8 @@ def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
                 mode = "read_write" if base + j in tied else "read"
             elif mode == "declared":
                 mode = modes[k] if k < len(modes) else "read_write"
-            out.append(BoundAccess(a, base + j, v, _at(size, k), _at(offset, k), _at(end, k), _at(length, k), mode,  # type: ignore[arg-type]
-                                   k if variadic else None))
+            out.append(BoundAccess(a, base + (j if ranges is None else 0), v, _at(size, 0 if ranges is not None else k), _at(offset, k),
+                                   _at(end, k), _at(length, k), mode, k if variadic or ranges is not None else None))  # type: ignore[arg-type]
             k += 1
     return out
 

@@ -21,6 +21,7 @@ from stream.ir.attributes import (
     StringAttr,
     TypeAttr,
     UnitAttr,
+    dict_value,
     format_dict_entries,
     quote_string,
 )
@@ -243,7 +244,7 @@ class Printer:
         parts = []
         for key, value in entries:
             k = key if re.match(r"[A-Za-z_][\w$.]*\Z", key) else quote_string(key)
-            parts.append(k if isinstance(value, UnitAttr) else f"{k} = {self.attr(value)}")
+            parts.append(k if isinstance(value, UnitAttr) else f"{k} = {dict_value(value, self.attr(value))}")
         return ", ".join(parts)
 
     def attr_dict(self, attrs: Mapping[str, Attribute], elided: Iterable[str] = (), keyword: bool = False) -> None:

@@ -15,6 +15,7 @@ name, so a result is only tied to the first occurrence of a value in the operand
 
 from __future__ import annotations
 
+import ir_recipes_parameters  # noqa: F401 (registers its recipes)
 import ir_recipes_resources  # noqa: F401 (registers its recipes)
 import ir_recipes_values  # noqa: F401 (registers its recipes)
 from hypothesis import strategies as st

@@ -50,7 +50,7 @@ from stream.ir.gc_pause import paused_gc
 from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function, function, functions
-from verify.refinement import rules_async, rules_cmd, rules_flow, rules_host, rules_tensor  # noqa: F401 (rules)
+from verify.refinement import rules_async, rules_cmd, rules_flow, rules_host, rules_parameter, rules_tensor  # noqa: F401 (rules)
 from verify.refinement.compare import Comparer, Divergence
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Context, Machine, Res

@@ -12,7 +12,10 @@ effect rule of its own gets this one:
   (`slice`'s `result_size`, `update`'s `update_size`: it describes that resource, not the range),
   then the range is `[offset, end)`;
 * results declared as an operand's storage (`Alias` without a window) are ready when it is;
-  other resource results are fresh values, ready when the op ends.
+  other resource results are fresh values, ready when the op ends;
+* a timeline op (`Timeline`, outside any region: the parameter ops) is a device submission, not
+  a host op: issued in host order, started once its awaited timepoints are reached, and its
+  result timepoint is reached when it ends (what it produces is ready only then).
 
 Anything an op does beyond this (a kernel, a host transfer, a scalar load) needs a rule of its own.
 """
@@ -49,7 +52,12 @@ def standard_effect(b: Builder, op: Op, spec: OpSpec) -> None:
             if ready is not None:
                 b.model.ready[op.results[result]] = ready
         return
-    site = b.op_site(op, op.name.rsplit(".", 1)[-1])
+    name = op.name.rsplit(".", 1)[-1]
+    timeline = spec.timeline if not b.in_region else None
+    if timeline is not None:
+        site = b.submit(op, spec.operand_group(op, timeline.awaits) if timeline.awaits else (), name)
+    else:
+        site = b.op_site(op, name)
     tied = {spec.tied_operand(op, i) for i in range(len(op.results))}
     sizes = _size_groups(spec)
     for a in accesses:
@@ -70,3 +78,6 @@ def standard_effect(b: Builder, op: Op, spec: OpSpec) -> None:
             continue
         b.access(site, a.value, offset, length, mode, label, tie=tie)
     b.produce(site, op.results)
+    if timeline is not None and timeline.result is not None:
+        for tp in spec.result_group(op, timeline.result):
+            b.timepoint(tp, site.end)
