@@ -82,6 +82,7 @@ AWAIT_HOLDERS = OpSet(
         "stream.async.execute",
         "stream.resource.alloca",
         "stream.resource.dealloca",
+        *(f"stream.{level}.parameter.{n}" for level in ("async", "cmd") for n in ("load", "read", "write", "gather", "scatter")),
     },
     requires=Requirement(where=awaits_and_signals),
 )
