@@ -138,8 +138,9 @@ def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
         # One resource with variadic ranges (a parameter gather/scatter): one access per range.
         ranges = max((len(g) for n, g in zip((a.offset, a.end, a.length), (offset, end, length)) if n is not None
                       and spec.operands[spec._operand_index[n]].arity == "variadic"), default=None)
-        if not variadic and ranges is not None:
-            values = values[:1] * ranges
+        repeat = not variadic and ranges is not None
+        if repeat:
+            values = values[:1] * ranges  # type: ignore[operator]
         modes: list[str] = []
         if a.mode == "declared":
             attr = op.properties.get("resource_accesses")
@@ -156,8 +157,8 @@ def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
                 mode = "read_write" if base + j in tied else "read"
             elif mode == "declared":
                 mode = modes[k] if k < len(modes) else "read_write"
-            out.append(BoundAccess(a, base + (j if ranges is None else 0), v, _at(size, 0 if ranges is not None else k), _at(offset, k),
-                                   _at(end, k), _at(length, k), mode, k if variadic or ranges is not None else None))  # type: ignore[arg-type]
+            out.append(BoundAccess(a, base + (0 if repeat else j), v, _at(size, 0 if repeat else k), _at(offset, k),
+                                   _at(end, k), _at(length, k), mode, k if variadic or repeat else None))  # type: ignore[arg-type]
             k += 1
     return out
 

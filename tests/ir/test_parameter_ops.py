@@ -61,3 +61,17 @@ def test_rows_must_share_scope_and_target() -> None:
     assert bad != text
     with pytest.raises(DiagnosticError, match="each operation must use the same scope and target resource"):
         ir.parse_module(bad, "bad.mlir")
+
+
+def test_a_variadic_resource_group_keeps_one_access_per_operand() -> None:
+    """Repeating a single resource per range must not touch variadic groups (a dispatch's
+    operands keep their own operand index and size: a regression of the gather change)."""
+    cases = (Path(__file__).resolve().parent.parent / "golden" / "elide_async_copies.mlir").read_text().split("// -----")
+    ops = [op for text in cases for f in functions(ir.parse_module(text, "dispatch.mlir")) for op in f.body.ops
+           if op.name == "stream.async.dispatch"]
+    assert any(len(op.operands) >= 2 for op in ops)
+    for op in ops:
+        spec = spec_of(op)
+        assert spec is not None
+        accesses = bound_accesses(spec, op) or []
+        assert len({a.index for a in accesses}) == len(accesses) and [a.element for a in accesses] == list(range(len(accesses)))
