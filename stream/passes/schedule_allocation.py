@@ -58,6 +58,7 @@ from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import Storage, build, convert_op
 from stream.passes.block_builder import BlockBuilder, check_straight_line
+from stream.passes.parameter_allocation import parameter_rules
 from stream.passes.pass_manager import PipelineError, register_pass
 
 __all__ = ["schedule_allocation", "ScheduleAllocationOptions"]
@@ -205,17 +206,20 @@ def _execute(host: _Host, op: Op) -> None:
 _HOST_RULES: RuleTable[Callable[[_Host, Op], None]] = RuleTable(
     "_HOST_RULES",
     """Lower the async-level host op outside execution regions: an execution region (its
-    allocation), a load or store (a staging transfer), a constant upload or an alloca
-    (`fn(host, op)`). Any other op is copied unchanged (identity), except a `stream.async.*`
+    allocation), a load or store (a staging transfer), a constant upload, an alloca or a
+    parameter op (`fn(host, op)`). Any other op is copied unchanged (identity), except a `stream.async.*`
     op, which is refused (exit 2: it must be inside a region).""",
     policy="identity",
-    requires=Requirement(ops=frozenset({"stream.async.execute", "stream.async.load", "stream.async.store", "stream.async.constant", "stream.async.alloca"}), why="the async ops that run outside execution regions"),
+    requires=Requirement(ops=frozenset({"stream.async.execute", "stream.async.load", "stream.async.store", "stream.async.constant", "stream.async.alloca",
+                                         *(f"stream.async.parameter.{n}" for n in ("load", "read", "write", "gather", "scatter"))}),
+                         why="the async ops that run outside execution regions"),
     entries={
         "stream.async.execute": _execute,
         "stream.async.load": _async_load,
         "stream.async.store": _async_store,
         "stream.async.constant": _host_constant,
         "stream.async.alloca": _host_alloca,
+        **parameter_rules(),  # the parameter ops, to their cmd forms (stream/passes/parameter_allocation.py)
     },
 )
 
