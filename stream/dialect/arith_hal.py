@@ -195,6 +195,7 @@ define(OpSpec(
         idx("shape", "variadic"),
     ),
     attrs=(Attr("message", True, "string"),),
+    effects=(),  # checks host values (it fails or not); touches no memory
     levels=ANY,
     infer=_element_and_encoding_are_i32,
     format="`<` $buffer_view `:` type($buffer_view) `>` `message` `(` $message `)` `shape` `(` `[` $shape `]` `)` "

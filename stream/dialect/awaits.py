@@ -37,14 +37,17 @@ MISSED_WAIT, and so is an export of `%y` after an export of `%a#0` from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from stream.ir.core import Op, Value
 from stream.ir.rule_table import OpSet, Requirement, awaits_and_signals
+from stream.ir.spec import spec_of
+from stream.ir.spec_registry import registered_names
 from stream.ir.types import ResourceType
 
 __all__ = [
     "AWAIT", "PASS_THROUGH", "METADATA", "PURE_HOST_USERS", "PURE_VALUE_DIALECTS", "TIMELINE_USERS", "is_sync_await",
-    "is_pure_value", "awaited_timepoint", "Gates",
+    "is_pure_value", "pure_host_user", "awaited_timepoint", "Gates",
 ]
 
 AWAIT = "stream.timepoint.await"
@@ -61,10 +64,19 @@ METADATA = OpSet(
     {"stream.resource.size", "stream.resource.is_terminal"},
 )
 
+def pure_host_user(spec: Any) -> bool:
+    """A pure host op that uses a resource's bytes: its spec declares it `pure` (IREE's
+    Stream_PureOp) and an access to bytes, and it is neither streamable (device work), a timeline
+    op, a terminator, a region op nor an alias of its operand (the pass-through ops)."""
+    return (bool(getattr(spec, "pure", False)) and bool(spec.accesses) and "streamable" not in spec.traits
+            and spec.timeline is None and "terminator" not in spec.traits and not spec.aliases and not spec.regions)
+
+
 PURE_HOST_USERS = OpSet(
     "PURE_HOST_USERS",
-    "Pure host ops (IREE's Stream_PureOp): ordered by what they use, not by host program order.",
-    {"stream.tensor.export", "stream.async.load", "stream.async.store", "stream.tensor.load", "stream.tensor.store"},
+    "Pure host ops (IREE's Stream_PureOp): ordered by what they use, not by host program order. "
+    "Derived from the specs (`pure_host_user`): declare `pure=True` on the op's spec.",
+    (n for n in registered_names() if pure_host_user(spec_of(n))),
 )
 
 # Dialects of pure scalar ops: they touch no memory and order nothing; a result computed from a

@@ -167,6 +167,7 @@ define(_function_spec("util.func", True, None))
 for _ret in ("func.return", "util.return"):
     define(OpSpec(
         _ret,
+        pure=True,  # func.return and util.return are Pure (FuncOps.td, UtilOps.td)
         operands=(anyv("operands", "variadic"),),
         accesses=(Access("operands"),),  # the caller reads what it is returned
         traits=frozenset({"terminator", "return"}),
@@ -323,6 +324,7 @@ define(OpSpec(
         Attr("is_mutable", style="unit"), Attr("initial_value"),
     ),
     traits=frozenset({"symbol"}),
+    effects=(),  # a declaration: loads and stores are the ops with effects
     custom_parse=_parse_global,
     custom_print=_print_global,
 ))
@@ -345,6 +347,7 @@ def _buffer_cst_name(op: Op) -> list[str | None]:
 
 define(OpSpec(
     "util.buffer.constant",
+    pure=True,
     results=(Result("result", type=OpaqueType("!util.buffer")),),
     attrs=(Attr("name", style="string"), Attr("value", True), Attr("alignment"), Attr("mime_type")),
     levels=ANY,

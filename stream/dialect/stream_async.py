@@ -40,6 +40,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.constant",
+    pure=True,
     operands=(idx("result_size"),),
     results=(rres("result"),),
     attrs=(Attr("value", True), AFFINITY),
@@ -79,6 +80,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.slice",
+    pure=True,
     operands=(res("source"), idx("source_size"), idx("source_offset"), idx("source_end"), idx("result_size")),
     results=(rres("result"),),
     attrs=(AFFINITY,),
@@ -164,6 +166,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.transfer",
+    pure=True,
     operands=(res("source"), idx("source_size"), idx("result_size")),
     results=(rres("result"),),
     attrs=(AFFINITY, Attr("source_affinity"), Attr("target_affinity")),
@@ -178,6 +181,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.cast",
+    pure=True,
     operands=(res("source"), idx("source_size"), idx("result_size")),
     results=(rres("result"),),
     attrs=(AFFINITY,),
@@ -191,6 +195,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.load",
+    pure=True,
     operands=(res("source"), idx("source_size"), idx("source_offset")),
     results=(Result("result"),),
     sized=Sized((("source", "source_size"),)),
@@ -203,6 +208,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.store",
+    pure=True,
     operands=(res("target"), idx("target_size"), idx("target_offset"), anyv("value")),
     results=(rres("result"),),
     sized=Sized((("target", "target_size"),), "target_size"),
@@ -217,6 +223,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.async.dispatch",
+    pure=True,
     operands=(
         idx("workload", "variadic"), anyv("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic"),
         idx("resource_operand_offsets", "variadic"), idx("resource_operand_ends", "variadic"),

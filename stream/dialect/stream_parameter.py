@@ -41,6 +41,7 @@ _NAMES = named("result", "result_timepoint")
 # -- async level ---------------------------------------------------------------------------------
 define(OpSpec(
     "stream.async.parameter.load",
+    pure=True,
     operands=(tp("await_timepoint", "optional"), buf("source_scope", "optional"), buf("source_key"), i64("source_offset"),
               idx("result_size")),
     results=(rres("result"), rtp()),
@@ -141,6 +142,7 @@ define(OpSpec(
 # -- cmd level -----------------------------------------------------------------------------------
 define(OpSpec(
     "stream.cmd.parameter.load",
+    pure=True,
     operands=(buf("source_scope", "optional"), buf("source_keys", "variadic"), i64("source_offsets", "variadic"),
               idx("result_sizes", "variadic"), tp("await_timepoint", "optional")),
     results=(rres("results", "variadic"), rtp()),

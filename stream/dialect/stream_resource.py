@@ -19,7 +19,7 @@ from stream.dialect.common import (
     tp,
     unit,
 )
-from stream.ir.interfaces import Access, Alias, Sized, Timeline
+from stream.ir.interfaces import Access, Alias, Effect, Sized, Timeline
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
 from stream.ir.types import I1
 
@@ -31,6 +31,7 @@ define(OpSpec(
     attrs=(unit("uninitialized"), AFFINITY),
     sized=Sized(results="storage_size"),
     accesses=(),
+    effects=(Effect("allocate", "result"),),  # MemoryEffects<[MemAlloc]> in StreamOps.td
     levels=CMD,
     defines_level="cmd",
     format=f"(`uninitialized` $uninitialized^)? {ON} attr-dict `:` type($result) `{{` $storage_size `}}`",
@@ -44,6 +45,7 @@ define(OpSpec(
     attrs=(unit("indeterminate_lifetime"), AFFINITY),
     sized=Sized(results="storage_size"),
     accesses=(),
+    effects=(Effect("allocate", "result"),),  # MemoryEffects<[MemAlloc]>
     timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=CMD,
     defines_level="cmd",
@@ -60,6 +62,7 @@ define(OpSpec(
     results=(rtp(),),
     attrs=(unit("prefer_origin"), AFFINITY),
     sized=Sized((("operand", "operand_size"),)),
+    effects=(Effect("free", "operand"),),  # MemoryEffects<[MemFree]>
     timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=CMD,
     defines_level="cmd",
@@ -74,12 +77,15 @@ for _name in ("retain", "release", "is_terminal"):
         operands=(res("operand"), idx("operand_size")),
         results=() if _name == "retain" else (Result("result", type=I1),),
         sized=Sized((("operand", "operand_size"),)),
+        # is_terminal reads only the resource's metadata (awaits.METADATA; IREE folds it).
+        effects=() if _name == "is_terminal" else None,
         levels=CMD,
         format="$operand attr-dict `:` type($operand) `{` $operand_size `}`",
     ))
 
 define(OpSpec(
     "stream.resource.size",
+    pure=True,
     operands=(res("operand"),),
     results=(ridx("result"),),
     attrs=(AFFINITY,),
@@ -104,6 +110,7 @@ define(OpSpec(
     operands=(res("target"), idx("target_size"), idx("target_offset"), anyv("value")),
     sized=Sized((("target", "target_size"),)),
     accesses=(Access("target", "target_size", "target_offset", mode="write"),),
+    effects=(Effect("write", "target"),),  # MemoryEffects<[MemWrite]>
     levels=CMD,
     format="$value `,` $target `[` $target_offset `]` `:` type($value) `->` type($target) `{` $target_size `}` "
     "attr-dict-with-keyword",
@@ -111,6 +118,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.resource.subview",
+    pure=True,
     operands=(res("source"), idx("source_size"), idx("source_offset"), idx("result_size")),
     results=(rres("result"),),
     sized=Sized((("source", "source_size"),), "result_size"),
@@ -126,6 +134,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.resource.pack",
+    pure=True,
     operands=(idx("offset", "optional"), idx("dynamic_slice_sizes", "variadic")),
     results=(ridx("total_length"), ridx("packed_offsets", "variadic")),
     attrs=(Attr("lifetime_intervals", True), AFFINITY),
@@ -137,6 +146,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.resource.constants",
+    pure=True,
     operands=(idx("result_sizes", "variadic"),),
     results=(rres("results", "variadic"), rtp()),
     attrs=(Attr("values", True), AFFINITY),
@@ -154,6 +164,7 @@ define(OpSpec(
 # -- timepoints ----------------------------------------------------------------------------------
 define(OpSpec(
     "stream.timepoint.immediate",
+    pure=True,
     results=(rtp(),),
     timeline=Timeline(result="result_timepoint"),
     levels=STREAM,
@@ -162,6 +173,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.timepoint.import",
+    pure=True,
     operands=(anyv("operands", "variadic"),),
     results=(rtp(),),
     attrs=(AFFINITY,),
@@ -171,6 +183,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.timepoint.export",
+    pure=True,
     operands=(tp("await_timepoint"),),
     results=(Result("results", "variadic"),),
     attrs=(AFFINITY,),
@@ -189,6 +202,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.timepoint.join",
+    pure=True,
     operands=(tp("await_timepoints", "variadic"),),
     results=(rtp(),),
     timeline=Timeline("await_timepoints", "result_timepoint"),
@@ -198,6 +212,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.timepoint.barrier",
+    pure=True,
     operands=(res("resource"), idx("resource_size")),
     results=(rres("result"), rtp()),
     attrs=(AFFINITY,),
@@ -214,6 +229,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.timepoint.await",
+    pure=True,
     operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic"), tp("await_timepoint")),
     results=(rres("results", "variadic"),),
     attrs=(unit("sync"),),
@@ -234,6 +250,7 @@ define(OpSpec(
     attrs=(Attr("sym_visibility", style="string"), Attr("sym_name", True, "symbol_name")),
     regions=(RegionSpec("body", "stream.executable.end"),),
     traits=frozenset({"isolated", "opaque_body", "symbol"}),
+    effects=(),  # a container of device code: declaring it runs nothing on the host
     format="custom<SymbolVisibility>($sym_visibility) $sym_name attr-dict-with-keyword regions",
     summary="dispatchable functions; the body is kept as the text it was read from",
 ))
@@ -241,6 +258,7 @@ define(OpSpec(
 define(OpSpec(
     "stream.executable.end",
     traits=frozenset({"terminator"}),
+    effects=(),
     format="attr-dict",
 ))
 
@@ -249,12 +267,14 @@ define(OpSpec(
     attrs=(Attr("sym_visibility", style="string"), Attr("sym_name", True, "symbol_name"), Attr("function_ref", True, "symbol")),
     regions=(RegionSpec("workgroup_count"),),
     traits=frozenset({"isolated", "symbol"}),
+    effects=(),
     format="custom<SymbolVisibility>($sym_visibility) custom<SymbolAlias>($sym_name, $function_ref) "
     "custom<WorkgroupCountRegion>($workgroup_count) attr-dict-with-keyword",
 ))
 
 define(OpSpec(
     "stream.binding.subspan",
+    pure=True,
     operands=(anyv("binding"), idx("byte_offset"), idx("dynamic_dims", "variadic")),
     results=(Result("result"),),
     format="$binding `` `[` $byte_offset `]` attr-dict `:` type($binding) `->` type($result) "
@@ -263,6 +283,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.return",
+    pure=True,
     operands=(anyv("operands", "variadic"),),
     traits=frozenset({"terminator"}),
     format="attr-dict $operands `:` type($operands)",
@@ -270,6 +291,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.yield",
+    pure=True,
     operands=(res("resource_operands", "variadic"), idx("resource_operand_sizes", "variadic")),
     sized=Sized((("resource_operands", "resource_operand_sizes"),)),
     accesses=(),
@@ -281,6 +303,7 @@ define(OpSpec(
 for _dim in ("id", "count", "size"):
     define(OpSpec(
         f"stream.dispatch.workgroup.{_dim}",
+        pure=True,
         results=(ridx("result"),),
         attrs=(Attr("dimension", True, "int"),),
         format="`[` $dimension `]` attr-dict `:` type($result)",

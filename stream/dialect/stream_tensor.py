@@ -16,6 +16,7 @@ _TGT_DIMS = "(`` `{` $target_encoding_dims^ `}`)?"
 
 define(OpSpec(
     "stream.tensor.import",
+    pure=True,
     operands=(anyv("source"), idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), unit("consume"), AFFINITY),
@@ -29,6 +30,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.export",
+    pure=True,
     operands=(res("source"), idx("source_encoding_dims", "variadic"), idx("source_size")),
     results=(Result("result"),),
     attrs=(Attr("source_encoding", True, "type"), AFFINITY),
@@ -42,6 +44,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.sizeof",
+    pure=True,
     operands=(idx("encoding_dims", "variadic"),),
     results=(ridx("storage_size"),),
     attrs=(Attr("encoding", True, "type"), AFFINITY),
@@ -52,6 +55,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.empty",
+    pure=True,
     operands=(idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), AFFINITY),
@@ -65,6 +69,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.constant",
+    pure=True,
     operands=(idx("result_encoding_dims", "variadic"),),
     results=(rres("result"),),
     attrs=(Attr("value", True), Attr("result_encoding", True, "type"), AFFINITY),
@@ -77,6 +82,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.splat",
+    pure=True,
     operands=(anyv("value"), idx("result_encoding_dims", "variadic"), idx("result_size")),
     results=(rres("result"),),
     attrs=(Attr("result_encoding", True, "type"), AFFINITY),
@@ -91,6 +97,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.clone",
+    pure=True,
     operands=(
         res("source"), idx("source_encoding_dims", "variadic"), idx("source_size"),
         idx("result_encoding_dims", "variadic"), idx("result_size"),
@@ -108,6 +115,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.slice",
+    pure=True,
     operands=(
         res("source"), idx("source_encoding_dims", "variadic"), idx("source_size"),
         idx("start_indices", "variadic"), idx("lengths", "variadic"),
@@ -167,6 +175,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.load",
+    pure=True,
     operands=(res("source"), idx("source_encoding_dims", "variadic"), idx("source_size"), idx("indices", "variadic")),
     results=(Result("result"),),
     attrs=(Attr("source_encoding", True, "type"),),
@@ -180,6 +189,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.store",
+    pure=True,
     operands=(
         res("target"), idx("target_encoding_dims", "variadic"), idx("target_size"),
         idx("indices", "variadic"), anyv("value"),
@@ -198,6 +208,7 @@ define(OpSpec(
 
 define(OpSpec(
     "stream.tensor.dispatch",
+    pure=True,
     operands=(
         idx("workload", "variadic"), anyv("mixed_operands", "variadic"), idx("operand_sizes", "variadic"),
         idx("operand_encoding_dims", "variadic"), idx("result_sizes", "variadic"), idx("result_encoding_dims", "variadic"),

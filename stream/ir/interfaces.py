@@ -12,6 +12,12 @@ MLIR's memory effects, an op spec may declare:
 * `aliases`: results that are an operand's storage unchanged, the same version under another name
   (`Alias`; a subview names a window of it);
 * `timeline`: the timepoints the op awaits and the timepoint it produces (`Timeline`);
+* `pure`: IREE's `Pure` (`Stream_PureOp`, `Util_PureOp`; MLIR's `Pure` on arith/func ops): no
+  memory effect and free to move past any op it does not depend on through SSA;
+* `effects`: MLIR's memory effects (`Effect`: read, write, allocate, free, on an operand or
+  result group, or on host state when it names none); `()` is `NoMemoryEffect` (a pure op has
+  none unless it declares some, as IREE's `Pure` ops with `MemAlloc` do), `None` that nothing is
+  declared (the consumers then assume any effect);
 * ties stay `OpSpec.ties`, the level `OpSpec.levels`, affinity the op's `affinity` attribute.
 
 The consumers (`stream.analysis.storage`, `stream.analysis.resource_hazards`, the structural
@@ -32,7 +38,7 @@ if TYPE_CHECKING:
     from stream.ir.core import Op, Value
     from stream.ir.spec import OpSpec
 
-__all__ = ["AccessMode", "Access", "Sized", "Alias", "Timeline", "BoundAccess", "bound_accesses", "sized_operands", "sized_results", "alias_pairs"]
+__all__ = ["AccessMode", "Access", "Sized", "Alias", "Timeline", "Effect", "EffectKind", "BoundAccess", "bound_accesses", "sized_operands", "sized_results", "alias_pairs"]
 
 # read, write (the op overwrites the range), read_write, discard (the range's contents become
 # undefined), touch (uses the memory without reading or writing it: cache flush/invalidate),
@@ -93,6 +99,19 @@ class Timeline:
 
     awaits: str | None = None
     result: str | None = None
+
+
+EffectKind = Literal["read", "write", "allocate", "free"]
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """MLIR's `MemoryEffects<[MemRead|MemWrite|MemAlloc|MemFree]>`: `kind` on the operand or
+    result group `on` (a resource), or on host state the op's operands do not name (a global,
+    a list) when `on` is None."""
+
+    kind: EffectKind
+    on: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

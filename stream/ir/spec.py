@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from stream.ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, IntegerAttr
 from stream.ir.core import Op, Region, Value
-from stream.ir.interfaces import Access, Alias, Sized, Timeline
+from stream.ir.interfaces import Access, Alias, Effect, Sized, Timeline
 from stream.ir.spec_registry import OpState, register
 from stream.ir.types import I32, INDEX, Type
 from stream.ir.views import OpView, view_class
@@ -110,6 +110,10 @@ class OpSpec:
     accesses: tuple[Access, ...] | None = None
     aliases: tuple[Alias, ...] = ()
     timeline: Timeline | None = None
+    # IREE's Pure (Stream_PureOp / Util_PureOp; the trait "pure" says the same) and MLIR's memory
+    # effects: () = NoMemoryEffect, None = not declared (any effect).
+    pure: bool = False
+    effects: tuple[Effect, ...] | None = None
     asm_names: Callable[[Op], list[str | None]] | None = None
     # Fills in result/operand types the format does not spell (arith.constant's result type).
     infer: Callable[[ParseContext], None] | None = None
@@ -125,6 +129,9 @@ class OpSpec:
 
     def __post_init__(self) -> None:
         self.traits = frozenset(self.traits) | ({"timeline"} if self.timeline is not None else frozenset())
+        self.pure = self.pure or "pure" in self.traits
+        if self.pure and self.effects is None:  # Pure implies NoMemoryEffect unless it declares some
+            self.effects = ()
         self.levels = frozenset(self.levels)
         variable = [o for o in self.operands if o.arity != "single"]
         # Several variable-length groups need `operandSegmentSizes`, unless the op declares
@@ -161,6 +168,10 @@ class OpSpec:
             named += [("alias", al.result, results), ("alias", al.operand, operands), ("alias", al.offset, operands), ("alias", al.length, operands)]
         if self.timeline is not None:
             named += [("timeline", self.timeline.awaits, operands), ("timeline", self.timeline.result, results)]
+        for e in self.effects or ():
+            if e.on is not None and e.on not in operands and e.on not in results:
+                raise ValueError(f"{self.name}: the effects interface names group '{e.on}', which the op does not have "
+                                 f"(it has {sorted({*operands, *results})})")
         for what, name, index in named:
             if name is not None and name not in index:
                 kind = "result" if index is results else "operand"
