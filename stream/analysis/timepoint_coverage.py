@@ -63,27 +63,25 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from stream.dialect.awaits import PURE_HOST_USERS, Gates, is_sync_await
 from stream.ir.core import Block, Op, Value
+from stream.ir.interfaces import awaits_group
 from stream.ir.rule_table import OpSet, Requirement, awaits_and_signals, queue_timeline
 from stream.ir.spec import OpSpec, spec_of
+from stream.ir.spec_registry import registered_names
 from stream.ir.types import TimepointType
 
 __all__ = ["TimepointCoverage", "awaited_timepoints", "AWAIT_HOLDERS"]
 
 # Timeline ops whose result timepoint is reached only after their `await_timepoint` and after
 # their issue by the host.
+# Derived from the ops' `Timeline` interfaces (`awaits_and_signals`).
 AWAIT_HOLDERS = OpSet(
     "AWAIT_HOLDERS",
     "Timeline ops whose result timepoint is reached only after their `await_timepoint` and after their issue by the host.",
-    {
-        "stream.cmd.execute",
-        "stream.async.execute",
-        "stream.resource.alloca",
-        "stream.resource.dealloca",
-        *(f"stream.{level}.parameter.{n}" for level in ("async", "cmd") for n in ("load", "read", "write", "gather", "scatter")),
-    },
+    (n for n in registered_names() if awaits_and_signals(spec_of(n))),
     requires=Requirement(where=awaits_and_signals),
 )
 
@@ -92,27 +90,23 @@ AWAIT_HOLDERS = OpSet(
 _TIMELINE = OpSet(
     "_TIMELINE",
     "Ops whose timepoint results follow the timeline rule: the await holders, and uploads (device ops issued in program order).",
-    AWAIT_HOLDERS | {"stream.resource.constants"},
+    (n for n in registered_names() if queue_timeline(spec_of(n))),  # AWAIT_HOLDERS and resource.constants
     requires=Requirement(where=queue_timeline),
 )
 
 
 def awaited_timepoints(op: Op) -> tuple[Value, ...]:
-    """The timepoints an op waits for before it starts (empty for ops that do not wait)."""
-    name = op.name
-    if name == "stream.timepoint.join":
-        return op.operands
-    spec = _AWAITING_SPECS.get(name)
-    if spec is None:
-        if name not in AWAIT_HOLDERS and name != "stream.timepoint.await":
-            return ()
-        spec = spec_of(name)
-        assert spec is not None
-        _AWAITING_SPECS[name] = spec
-    return spec.operand_group(op, "await_timepoint")
+    """The timepoints an op waits for before it starts (its `Timeline` interface's awaited
+    group; empty for ops that do not wait)."""
+    spec, group = _awaiting(op.name)
+    return spec.operand_group(op, group) if spec is not None and group is not None else ()
 
 
-_AWAITING_SPECS: dict[str, OpSpec] = {}  # the specs of the ops with an await, looked up once
+@cache
+def _awaiting(name: str) -> tuple[OpSpec | None, str | None]:
+    """The spec of the op and its awaited group, looked up once per op name."""
+    spec = spec_of(name)
+    return spec, awaits_group(spec)
 
 
 def _is_timepoint(v: Value) -> bool:

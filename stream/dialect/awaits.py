@@ -87,8 +87,7 @@ PURE_VALUE_DIALECTS = ("arith.", "math.", "index.")
 TIMELINE_USERS = OpSet(
     "TIMELINE_USERS",
     "Timeline ops issued to a queue: a carried timepoint orders their start, not the host.",
-    {"stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca",
-     *(f"stream.{level}.parameter.{n}" for level in ("async", "cmd") for n in ("load", "read", "write", "gather", "scatter"))},
+    (n for n in registered_names() if awaits_and_signals(spec_of(n))),  # from their `Timeline` interfaces
     requires=Requirement(where=awaits_and_signals),
 )
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from stream.ir.core import Op, Value
     from stream.ir.spec import OpSpec
 
-__all__ = ["AccessMode", "Access", "Sized", "Alias", "Timeline", "Effect", "EffectKind", "BoundAccess", "bound_accesses", "sized_operands", "sized_results", "alias_pairs"]
+__all__ = ["AccessMode", "Access", "Sized", "Alias", "Timeline", "Effect", "EffectKind", "BoundAccess", "bound_accesses", "awaited", "awaits_group", "sized_operands", "sized_results", "alias_pairs"]
 
 # read, write (the op overwrites the range), read_write, discard (the range's contents become
 # undefined), touch (uses the memory without reading or writing it: cache flush/invalidate),
@@ -232,3 +232,15 @@ def alias_pairs(spec: OpSpec, op: Op) -> list[tuple[int, int, Alias]]:
         n = min(len(spec.operand_group(op, al.operand)), len(spec.result_group(op, al.result)))
         out.extend((operand_base + j, result_base + j, al) for j in range(n))
     return out
+
+
+def awaits_group(spec: OpSpec | None) -> str | None:
+    """The operand group of the timepoints the op awaits (its `Timeline`), or None."""
+    timeline = spec.timeline if spec is not None else None
+    return timeline.awaits if timeline is not None else None
+
+
+def awaited(spec: OpSpec | None, op: Op) -> tuple[Value, ...]:
+    """The timepoints `op` awaits by its `Timeline` interface (empty when it declares none)."""
+    group = awaits_group(spec)
+    return spec.operand_group(op, group) if spec is not None and group is not None else ()

@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
 from stream.ir.core import Block, Location, Module, Op, Value
+from stream.ir.interfaces import awaited, awaits_group
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT
@@ -76,12 +77,13 @@ def with_await(op: Op, timepoint: Value | None) -> Op:
     spec = spec_of(op)
     assert spec is not None
     sizes = spec.operand_sizes(op)
+    awaits = awaits_group(spec)
     groups: list[tuple[Value, ...]] = []
     start = 0
     for group, n in zip(spec.operands, sizes):
         values = op.operands[start : start + n]
         start += n
-        if group.name == "await_timepoint":
+        if group.name == awaits:
             values = () if timepoint is None else (timepoint,)
         groups.append(values)
     properties = dict(op.properties)
@@ -133,7 +135,7 @@ class _Round:
 def _holder(r: _Round, op: Op, position: int) -> None:
     spec = spec_of(op)
     assert spec is not None
-    group = spec.operand_group(op, "await_timepoint")
+    group = awaited(spec, op)
     new = remap_op(op, r.mapping)
     if group:
         old = group[0]
@@ -165,7 +167,7 @@ def _host_await(r: _Round, op: Op, position: int) -> None:
     if op.properties.get("sync") is not None:
         r.ops.append(remap_op(op, r.mapping))
         return
-    old = spec.operand_group(op, "await_timepoint")[0]
+    old = awaited(spec, op)[0]
     roots = r.roots(old, position, op)
     if not roots:
         operands = spec.operand_group(op, "resource_operands")

@@ -44,6 +44,7 @@ from stream.analysis.streamability import require_straight_line
 from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
 from stream.ir.attributes import UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
+from stream.ir.interfaces import awaited
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
@@ -215,7 +216,7 @@ class _Propagator:
 
     def _drop_await(self, op: Op) -> None:
         spec = _spec(op.name)
-        waited = self._sources_of(spec.operand_group(op, "await_timepoint")[0])
+        waited = self._sources_of(awaited(spec, op)[0])
         for operand, result in zip(spec.operand_group(op, "resource_operands"), op.results):
             self.raw[result] = self._raw(operand)
             self._set_pending(result, self._pending(operand) | waited)

@@ -82,3 +82,42 @@ def test_pure_follows_iree() -> None:
                        ("stream.async.copy", False), ("stream.resource.load", False), ("stream.timepoint.chain_external", False)):
         spec = spec_of(name)
         assert spec is not None and spec.pure is pure, name
+
+
+# The hand-typed timeline sets before they were derived from the `Timeline` interfaces
+# (stream/analysis/timepoint_coverage.py AWAIT_HOLDERS and _TIMELINE, stream/dialect/awaits.py TIMELINE_USERS).
+OLD_AWAIT_HOLDERS = {
+    "stream.cmd.execute", "stream.async.execute", "stream.resource.alloca", "stream.resource.dealloca",
+    *(f"stream.{level}.parameter.{n}" for level in ("async", "cmd") for n in ("load", "read", "write", "gather", "scatter")),
+}
+
+
+def test_derived_timeline_sets_equal_the_old_lists() -> None:
+    from stream.analysis.timepoint_coverage import _TIMELINE, AWAIT_HOLDERS
+    from stream.dialect.awaits import TIMELINE_USERS
+
+    assert set(AWAIT_HOLDERS) == OLD_AWAIT_HOLDERS
+    assert set(TIMELINE_USERS) == OLD_AWAIT_HOLDERS
+    assert set(_TIMELINE) == OLD_AWAIT_HOLDERS | {"stream.resource.constants"}
+
+
+def test_awaited_timepoints_come_from_the_timeline_interface() -> None:
+    from stream.analysis.timepoint_coverage import awaited_timepoints
+    from stream.ir.parser import parse_module
+
+    module = parse_module("""
+    util.func @f(%t: !stream.timepoint, %u: !stream.timepoint, %r: !stream.resource<transient>, %n: index) -> !stream.timepoint {
+      %j = stream.timepoint.join max(%t, %u) => !stream.timepoint
+      %a = stream.timepoint.await %j => %r : !stream.resource<transient>{%n}
+      %b, %bt = stream.timepoint.barrier %a : !stream.resource<transient>{%n} => !stream.timepoint
+      %d = stream.resource.dealloca await(%u) => %b : !stream.resource<transient>{%n} => !stream.timepoint
+      util.return %d : !stream.timepoint
+    }
+    """)
+    ops = {op.name: op for op in module.walk()}
+    t, u = ops["stream.timepoint.join"].operands
+    assert awaited_timepoints(ops["stream.timepoint.join"]) == (t, u)
+    assert awaited_timepoints(ops["stream.timepoint.await"]) == (ops["stream.timepoint.join"].results[0],)
+    assert awaited_timepoints(ops["stream.resource.dealloca"]) == (u,)
+    assert awaited_timepoints(ops["stream.timepoint.barrier"]) == ()
+    assert awaited_timepoints(ops["util.return"]) == ()
