@@ -426,7 +426,8 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
         b.top_index = i
         first = len(b.graph.sites)
         after = gates.step(op)
-        mine = frozenset().union(*(deps.get(v, frozenset()) for inner in op.walk() for v in inner.operands))
+        mine: frozenset[int] = (frozenset().union(*(deps.get(v, frozenset()) for inner in op.walk() for v in inner.operands))
+                                if deps else frozenset())  # most functions have no detached pure op: skip the walk
         b.detached = bool(after) and op.name in PURE_HOST_USERS
         b.dep_events, b.op_host_events = mine, []
         apply_rule(b, op)

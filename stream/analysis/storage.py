@@ -100,14 +100,28 @@ def _passthrough(name: str) -> tuple[int, int] | None:
     return None
 
 
+@functools.cache
+def _writing_spec(name: str) -> OpSpec | None:
+    """The value-level spec of `name` when it declares an access that may write (only those ops
+    can write a tied operand in place; binding every op's accesses just to find none was most of
+    the cost of the storage analysis)."""
+    spec = _value_spec(name)
+    if spec is None or spec.ties is None or not any(a.writes or a.mode in ("tied", "declared") for a in spec.accesses or ()):
+        return None
+    return spec
+
+
 def tied_writes(op: Op) -> tuple[int, ...]:
     """Operand indices whose storage the op writes in place: its write accesses (`OpSpec.accesses`)
     of operands tied to a result, for value-level ops."""
-    spec = _value_spec(op.name)
-    if spec is None or not spec.accesses or not op.results:
+    spec = _writing_spec(op.name)
+    if spec is None or not op.results:
+        return ()
+    tied = {spec.tied_operand(op, i) for i in range(len(op.results))}
+    tied.discard(None)
+    if not tied:  # most dispatches tie nothing
         return ()
     accesses = bound_accesses(spec, op) or []
-    tied = {spec.tied_operand(op, i) for i in range(len(op.results))}
     return tuple(a.index for a in accesses if a.mode in ("write", "read_write") and a.index in tied)
 
 
@@ -144,16 +158,17 @@ def passthrough_result(op: Op, operand_index: int) -> int | None:
     return None
 
 
-def tied_source(op: Op, result_index: int) -> int | None:
-    """The operand index a result shares storage with (tied write or passthrough)."""
+def tied_source(op: Op, result_index: int, writes: tuple[int, ...] | None = None) -> int | None:
+    """The operand index a result shares storage with (tied write or passthrough). `writes`:
+    the op's `tied_writes`, when the caller has them already."""
     through = passthrough_source(op, result_index)
     if through is not None:
         return through
-    spec = _value_spec(op.name)
-    if spec is None or spec.ties is None:
+    spec = _writing_spec(op.name)
+    if spec is None:
         return None
     index = spec.tied_operand(op, result_index)
-    return index if index is not None and index in tied_writes(op) else None
+    return index if index is not None and index in (tied_writes(op) if writes is None else writes) else None
 
 
 # -- sizes -----------------------------------------------------------------------------------------
@@ -186,7 +201,8 @@ class OpFacts:
 
     @staticmethod
     def of(op: Op) -> OpFacts:
-        return OpFacts(operand_sizes(op), result_sizes(op), tied_writes(op), tuple(tied_source(op, i) for i in range(len(op.results))))
+        writes = tied_writes(op)
+        return OpFacts(operand_sizes(op), result_sizes(op), writes, tuple(tied_source(op, i, writes) for i in range(len(op.results))))
 
 
 @dataclass(slots=True)

@@ -142,6 +142,8 @@ class Gates:
         if op.name in METADATA:
             return frozenset()
         if op.name in TIMELINE_USERS:  # a region's commands may use host values (a fill pattern)
+            if not self.carried:  # nothing awaited yet: no need to walk the region
+                return frozenset()
             return self.of([v for inner in op.walk() for v in inner.operands])
         carried = self.of(op.operands)
         if carried and (op.name in PURE_HOST_USERS or is_pure_value(op)):

@@ -28,6 +28,7 @@ stays in a table of its own.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -141,22 +142,52 @@ def _tied_indices(spec: OpSpec, op: Op) -> set[int]:
 _DECLARED = {1: "read", 2: "write", 3: "read_write"}
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What `bound_accesses` needs of one declared access that depends only on the spec."""
+
+    access: Access
+    variadic: bool  # the resource group is variadic
+    ranged: tuple[str, ...]  # the offset/end/length groups that are variadic (one access per range)
+
+
+@functools.cache  # specs are registered once and live as long as the process
+def _plans(spec: OpSpec) -> tuple[_Plan, ...]:
+    arity = {o.name: o.arity for o in spec.operands}
+    plans = tuple(_Plan(a, arity[a.resource] == "variadic",
+                        tuple(n for n in (a.offset, a.end, a.length) if n is not None and arity[n] == "variadic"))
+                  for a in spec.accesses or ())
+    return plans
+
+
+def _layout(spec: OpSpec, op: Op) -> tuple[dict[str, tuple[Value, ...]], dict[str, int]]:
+    """Every operand group of `op` by name, and where each starts (the segment sizes once)."""
+    groups: dict[str, tuple[Value, ...]] = {}
+    starts: dict[str, int] = {}
+    start = 0
+    for group, n in zip(spec.operands, spec.operand_sizes(op)):
+        groups[group.name] = op.operands[start : start + n]
+        starts[group.name] = start
+        start += n
+    return groups, starts
+
+
 def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
     """The op's declared accesses with their values, in declaration order (None when the spec
     declares none)."""
     if spec.accesses is None:
         return None
     out: list[BoundAccess] = []
-    groups = spec.operand_groups(op)
+    groups, starts = _layout(spec, op)
     tied: set[int] | None = None
-    for a in spec.accesses:
+    for plan in _plans(spec):
+        a = plan.access
         values = groups[a.resource]
-        base = spec.operand_offset(op, a.resource)
+        base = starts[a.resource]
         size, offset, end, length = (groups[n] if n is not None else () for n in (a.size, a.offset, a.end, a.length))
-        variadic = spec.operands[spec._operand_index[a.resource]].arity == "variadic"
+        variadic = plan.variadic
         # One resource with variadic ranges (a parameter gather/scatter): one access per range.
-        ranges = max((len(g) for n, g in zip((a.offset, a.end, a.length), (offset, end, length)) if n is not None
-                      and spec.operands[spec._operand_index[n]].arity == "variadic"), default=None)
+        ranges = max((len(groups[n]) for n in plan.ranged), default=None)
         repeat = not variadic and ranges is not None
         if repeat:
             values = values[:1] * ranges  # type: ignore[operator]
@@ -192,10 +223,11 @@ def sized_operands(spec: OpSpec, op: Op) -> list[tuple[int, Value, Value]]:
     if spec.sized is None:
         return []
     out: list[tuple[int, Value, Value]] = []
+    groups, starts = _layout(spec, op)
     for group, size_group in spec.sized.operands:
-        values = spec.operand_group(op, group)
-        sizes = iter(spec.operand_group(op, size_group))
-        base = spec.operand_offset(op, group)
+        values = groups[group]
+        sizes = iter(groups[size_group])
+        base = starts[group]
         variadic = spec.operands[spec._operand_index[group]].arity == "variadic"
         for j, v in enumerate(values):
             if variadic and not isinstance(v.type, ResourceType):

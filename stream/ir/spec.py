@@ -141,6 +141,9 @@ class OpSpec:
         # Groups of exactly one value, counted once (group sizes are asked for all the time).
         self._operand_singles = sum(1 for o in self.operands if o.arity == "single")
         self._result_singles = sum(1 for r in self.results if r.arity == "single")
+        # The groups before the first variable-length one start at their own index (when no
+        # segment sizes are involved): most lookups need no group-size arithmetic at all.
+        self._leading_singles = next((i for i, o in enumerate(self.operands) if o.arity != "single"), len(self.operands))
         names = {a.name for a in self.attrs}
         if self.segmented:
             names.add("operandSegmentSizes")
@@ -223,6 +226,8 @@ class OpSpec:
 
     def operand_group(self, op: Op, name: str) -> tuple[Value, ...]:
         index = self._operand_index[name]
+        if index < self._leading_singles and not self.segmented:
+            return op.operands[index : index + 1]
         sizes = self.operand_sizes(op)
         start = sum(sizes[:index])
         return op.operands[start : start + sizes[index]]
@@ -250,6 +255,9 @@ class OpSpec:
 
     def operand_offset(self, op: Op, name: str) -> int:
         """Index in `op.operands` of the first value of a group."""
+        index = self._operand_index[name]
+        if index <= self._leading_singles and not self.segmented:
+            return index
         sizes = self.operand_sizes(op)
         return sum(sizes[: self._operand_index[name]])
 
