@@ -32,11 +32,13 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cache
 
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr, OptimalAttr, PromiseAttr
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.spec import spec_of
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, users
 
@@ -300,12 +302,17 @@ def _merge(maps: object) -> dict[tuple[str, ...], AffinityAttr]:
 
 # -- stream levels ---------------------------------------------------------------------------------
 def result_affinity(op: Op) -> AffinityAttr | None:
-    """Where the resource results of a stream op live."""
-    if op.name == "stream.async.transfer":
-        found = op.properties.get("target_affinity") or op.properties.get("affinity")
-    else:
-        found = op.properties.get("affinity")
+    """Where the resource results of a stream op live: the attribute its spec declares
+    (`OpSpec.result_affinity`, e.g. a transfer's `target_affinity`), else its `affinity`."""
+    key = _result_affinity_key(op.name)
+    found = (op.properties.get(key) if key is not None else None) or op.properties.get("affinity")
     return found if isinstance(found, AffinityAttr) else normalize(found) if isinstance(found, PromiseAttr) else None
+
+
+@cache
+def _result_affinity_key(name: str) -> str | None:
+    spec = spec_of(name)
+    return spec.result_affinity if spec is not None else None
 
 
 def value_affinities(block: Block) -> dict[Value, AffinityAttr]:

@@ -170,6 +170,7 @@ define(OpSpec(
     operands=(res("source"), idx("source_size"), idx("result_size")),
     results=(rres("result"),),
     attrs=(AFFINITY, Attr("source_affinity"), Attr("target_affinity")),
+    result_affinity="target_affinity",  # IREE's getResultAffinityAttr: its result lives at `to(...)`
     sized=Sized((("source", "source_size"),), "result_size"),
     accesses=(Access("source", "source_size"),),
     levels=TENSOR_ASYNC,

@@ -113,6 +113,9 @@ class OpSpec:
     # IREE's Pure (Stream_PureOp / Util_PureOp; the trait "pure" says the same) and MLIR's memory
     # effects: () = NoMemoryEffect, None = not declared (any effect).
     pure: bool = False
+    # Stream_AffinityOp's getResultAffinityAttr: the attribute saying where the op's resource
+    # results live, when it is not the op's own `affinity` (a transfer's `target_affinity`).
+    result_affinity: str | None = None
     effects: tuple[Effect, ...] | None = None
     asm_names: Callable[[Op], list[str | None]] | None = None
     # Fills in result/operand types the format does not spell (arith.constant's result type).
@@ -155,6 +158,8 @@ class OpSpec:
         self._result_index = {r.name: i for i, r in enumerate(self.results)}
         self._attr_index = {a.name: a for a in self.attrs}
         self.affinity = "affinity" if "affinity" in self._attr_index else None
+        if self.result_affinity is not None and self.result_affinity not in self._attr_index:
+            raise ValueError(f"{self.name}: result_affinity names attribute '{self.result_affinity}', which the op does not have")
         self._check_interfaces()
 
     def _check_interfaces(self) -> None:

@@ -121,3 +121,24 @@ def test_awaited_timepoints_come_from_the_timeline_interface() -> None:
     assert awaited_timepoints(ops["stream.resource.dealloca"]) == (u,)
     assert awaited_timepoints(ops["stream.timepoint.barrier"]) == ()
     assert awaited_timepoints(ops["util.return"]) == ()
+
+
+def test_result_affinity_is_the_attribute_the_spec_declares() -> None:
+    from stream.analysis.affinity import result_affinity
+    from stream.ir.attributes import AffinityAttr
+    from stream.ir.parser import parse_module
+
+    module = parse_module("""
+    util.func @f(%r: !stream.resource<external>, %n: index) -> !stream.resource<transient> {
+      %a = stream.async.transfer on(#hal.device.affinity<@a>) %r : !stream.resource<external>{%n} -> to(#hal.device.affinity<@b>) !stream.resource<transient>{%n}
+      %b = stream.async.transfer on(#hal.device.affinity<@a>) %a : !stream.resource<transient>{%n} -> !stream.resource<transient>{%n}
+      %c = stream.async.clone on(#hal.device.affinity<@c>) %b : !stream.resource<transient>{%n} -> !stream.resource<transient>{%n}
+      util.return %c : !stream.resource<transient>
+    }
+    """)
+    placed = [result_affinity(op) for op in module.walk() if op.name.startswith("stream.async.")]
+    assert placed == [AffinityAttr("b"), AffinityAttr("a"), AffinityAttr("c")]
+    transfer = spec_of("stream.async.transfer")
+    assert transfer is not None and transfer.result_affinity == "target_affinity"
+    with pytest.raises(ValueError, match="result_affinity names attribute 'target'"):
+        OpSpec("test.t", attrs=(), result_affinity="target")
