@@ -25,6 +25,7 @@ not depend on the encodings.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 
 from stream.ir.attributes import ArrayAttr, TypeAttr
@@ -68,8 +69,13 @@ def _tensor_dispatch(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
                        f"({result_encoding}) of result #{i}, which is tied to it")
 
 
+@functools.cache  # specs live as long as the process
+def _encoding_dim_groups(spec: OpSpec) -> tuple[str, ...]:
+    return tuple(o.name for o in spec.operands if o.name.endswith("encoding_dims"))
+
+
 def _dynamic_dims(op: Op, spec: OpSpec) -> Iterator[tuple[Op, str]]:
-    for group in (o.name for o in spec.operands if o.name.endswith("encoding_dims")):
+    for group in _encoding_dim_groups(spec):
         attr = op.properties.get(group[: -len("_dims")]) or op.properties.get(group[: -len("_dims")] + "s")
         encodings = attr.elements if isinstance(attr, ArrayAttr) else (attr,)
         types = [e.type for e in encodings if isinstance(e, TypeAttr) and isinstance(e.type, TensorType)]

@@ -18,6 +18,7 @@ round-trip); the verifier and the passes refuse them when asked to reason about 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from stream.ir.attributes import (
@@ -320,8 +321,16 @@ def _check_range(c: _Collector, op: Op, what: str, size: int | None, offset: int
         c.error(op, f"'{op.name}': {what} is [{offset} to {end} for {length}], but {offset} + {length} != {end}")
 
 
+@functools.cache  # specs live as long as the process
+def _checks_ranges(spec: OpSpec) -> bool:
+    """Whether the spec declares a range that can be checked (an access with an offset and an end
+    or a length, or a windowed alias): most ops have none, and binding them is not free."""
+    return (any(a.offset is not None and (a.end is not None or a.length is not None) for a in spec.accesses or ())
+            or any(al.offset is not None for al in spec.aliases))
+
+
 def _check_static_ranges(c: _Collector, op: Op, spec: OpSpec, defs: dict[Value, Op]) -> None:
-    if spec.accesses is None and not spec.aliases:
+    if not _checks_ranges(spec):
         return
 
     def const(v: Value | None) -> int | None:
