@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from dataclasses import dataclass, field
 
 from stream.ir.attributes import UnitAttr
@@ -111,6 +112,22 @@ def _writing_spec(name: str) -> OpSpec | None:
     return spec
 
 
+@functools.cache
+def _tied_write_plan(spec: OpSpec) -> tuple[tuple[str, bool], ...] | None:
+    """(resource group, variadic) of each access that may write, in declaration order, when
+    `tied_writes` can read them off the operand layout; None when it must bind the accesses (a
+    `declared` mode or one resource with variadic ranges)."""
+    arity = {o.name: o.arity for o in spec.operands}
+    plan: list[tuple[str, bool]] = []
+    for a in spec.accesses or ():
+        ranged = any(n is not None and arity[n] == "variadic" for n in (a.offset, a.end, a.length))
+        if a.mode == "declared" or (ranged and arity[a.resource] != "variadic"):
+            return None
+        if a.mode in ("write", "read_write", "tied"):
+            plan.append((a.resource, arity[a.resource] == "variadic"))
+    return tuple(plan)
+
+
 def tied_writes(op: Op) -> tuple[int, ...]:
     """Operand indices whose storage the op writes in place: its write accesses (`OpSpec.accesses`)
     of operands tied to a result, for value-level ops."""
@@ -121,8 +138,22 @@ def tied_writes(op: Op) -> tuple[int, ...]:
     tied.discard(None)
     if not tied:  # most dispatches tie nothing
         return ()
-    accesses = bound_accesses(spec, op) or []
-    return tuple(a.index for a in accesses if a.mode in ("write", "read_write") and a.index in tied)
+    plan = _tied_write_plan(spec)
+    if plan is None:
+        accesses = bound_accesses(spec, op) or []
+        return tuple(a.index for a in accesses if a.mode in ("write", "read_write") and a.index in tied)
+    # What binding the accesses would give (a `tied` access writes exactly its tied operands),
+    # without building them: this runs for every op of every storage analysis.
+    out: list[int] = []
+    sizes = spec.operand_sizes(op)
+    starts = dict(zip((o.name for o in spec.operands), itertools.accumulate([0, *sizes[:-1]])))
+    counts = dict(zip((o.name for o in spec.operands), sizes))
+    for group, variadic in plan:
+        start = starts[group]
+        for index in range(start, min(start + counts[group], len(op.operands))):
+            if index in tied and (not variadic or isinstance(op.operands[index].type, ResourceType)):
+                out.append(index)
+    return tuple(out)
 
 
 def is_tied_writer(op: Op) -> bool:
