@@ -62,35 +62,18 @@ def _starts(sizes: list[int]) -> list[int]:
     return out
 
 
-def _operand(index: int, arity: str, fixed: int | None) -> property:
+def _group(kind: str, index: int, arity: str, fixed: int | None) -> property:
+    """The accessor of operand (`kind` "operands") or result ("results") group `index`."""
+    starts_of = OpView._operand_starts if kind == "operands" else OpView._result_starts
     if fixed is not None:  # only single groups precede it: no segment arithmetic
         def get_fixed(self: OpView) -> Any:
-            return self.op.operands[fixed]
+            return getattr(self.op, kind)[fixed]
 
         return property(get_fixed)
 
     def get(self: OpView) -> Any:
-        starts = self._operand_starts()
-        group = self.op.operands[starts[index] : starts[index + 1]]
-        if arity == "single":
-            return group[0]
-        if arity == "optional":
-            return group[0] if group else None
-        return group
-
-    return property(get)
-
-
-def _result(index: int, arity: str, fixed: int | None) -> property:
-    if fixed is not None:
-        def get_fixed(self: OpView) -> Any:
-            return self.op.results[fixed]
-
-        return property(get_fixed)
-
-    def get(self: OpView) -> Any:
-        starts = self._result_starts()
-        group = self.op.results[starts[index] : starts[index + 1]]
+        starts = starts_of(self)
+        group = getattr(self.op, kind)[starts[index] : starts[index + 1]]
         if arity == "single":
             return group[0]
         if arity == "optional":
@@ -126,9 +109,9 @@ def view_class(spec: OpSpec) -> type[OpView]:
     the first declaration of a name wins, as the spec's formats resolve names)."""
     members: dict[str, Any] = {}
     for i, o in enumerate(spec.operands):
-        members.setdefault(o.name, _operand(i, o.arity, _fixed(spec.operands, i)))
+        members.setdefault(o.name, _group("operands", i, o.arity, _fixed(spec.operands, i)))
     for i, r in enumerate(spec.results):
-        members.setdefault(r.name, _result(i, r.arity, _fixed(spec.results, i)))
+        members.setdefault(r.name, _group("results", i, r.arity, _fixed(spec.results, i)))
     for a in spec.attrs:
         members.setdefault(a.name, _attr(a.name))
     for i, region in enumerate(spec.regions):
