@@ -1,0 +1,141 @@
+"""Refinement on IREE's own passes: `verify OUT --refines IN` over IREE's Stream Transforms lit tests.
+
+    python bench/iree_refines.py [TEST_DIR] [--only NAME] [--jobs N] [--timeout S]
+
+For each lit test file of IREE's Stream Transforms (default
+$IREE_SRC/compiler/src/iree/compiler/Dialect/Stream/Transforms/test, $IREE_SRC defaulting to
+/tmp/iree_co), the first `// RUN: iree-opt ...` line gives the pass pipeline (its flags, without
+`--split-input-file` and FileCheck). Each `// -----` case is run through `iree-opt` with those flags;
+a case iree-opt rejects is counted `iree-rejects` (expected-error cases). Otherwise
+`streamproof verify OUT --refines IN` is run and its outcome recorded: proved (exit 0), the
+violated property classes (exit 1, e.g. VALUE_MISMATCH), refused (exit 2, the first error) or
+undecided (exit 3). One row per case, then totals by outcome.
+
+Needs IREE's iree-opt (3.13): $IREE_OPT, else `iree-opt` on PATH; says so and exits 2 when missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUBDIR = "compiler/src/iree/compiler/Dialect/Stream/Transforms/test"
+CLASS_RE = re.compile(r"\b([A-Z][A-Z_]{3,}[A-Z])\b")
+
+
+def find_iree_opt() -> str | None:
+    env = os.environ.get("IREE_OPT")
+    if env and Path(env).exists():
+        return env
+    return shutil.which("iree-opt")
+
+
+def pipeline_flags(text: str) -> list[str] | None:
+    """The iree-opt flags of the file's first RUN line (None when it has no iree-opt RUN line)."""
+    for line in text.splitlines():
+        m = re.match(r"\s*//\s*RUN:\s*(.*)", line)
+        if not m or "iree-opt" not in m.group(1):
+            continue
+        cmd = m.group(1).split("|")[0]
+        words = cmd.split()
+        words = words[words.index("iree-opt") + 1 :]
+        return [w for w in words if w not in ("%s", "--split-input-file", "-split-input-file")
+                and not w.startswith("--verify-diagnostics")]
+    return None
+
+
+def cases(text: str) -> list[str]:
+    return [c for c in re.split(r"^// -----\s*$", text, flags=re.M) if c.strip()]
+
+
+def verdict(proc: subprocess.CompletedProcess[str]) -> str:
+    out = proc.stdout + proc.stderr
+    if proc.returncode == 0:
+        return "proved"
+    if proc.returncode == 1:
+        classes = sorted({c for c in CLASS_RE.findall(out) if "_" in c})
+        return "violated:" + ",".join(classes[:3]) if classes else "violated"
+    if proc.returncode == 2:
+        return "refused"
+    return "undecided"
+
+
+def first_error(proc: subprocess.CompletedProcess[str]) -> str:
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if "error:" in line or "VALUE_MISMATCH" in line:
+            return line.split("error:", 1)[-1].strip()[:90]
+    return ""
+
+
+def run_case(iree_opt: str, flags: list[str], src: str, work: Path, timeout: float) -> tuple[str, str]:
+    work.mkdir(parents=True, exist_ok=True)
+    inp, out = work / "in.mlir", work / "out.mlir"
+    inp.write_text(src)
+    try:
+        p = subprocess.run([iree_opt, *flags, str(inp), "-o", str(out)],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "iree-timeout", ""
+    if p.returncode != 0:
+        return "iree-rejects", ""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    try:
+        v = subprocess.run([sys.executable, "-m", "streamproof", "verify", str(out), "--refines",
+                            str(inp)], capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+    return verdict(v), first_error(v) if v.returncode else ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    src = Path(os.environ.get("IREE_SRC", "/tmp/iree_co")) / SUBDIR
+    ap.add_argument("test_dir", nargs="?", default=str(src))
+    ap.add_argument("--only", help="only lit files whose name contains this")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=120.0)
+    args = ap.parse_args(argv)
+    iree_opt = find_iree_opt()
+    if iree_opt is None:
+        print("iree_refines: IREE's iree-opt not found (set $IREE_OPT or put it on PATH; "
+              "pip install iree-base-compiler==3.13.0)", file=sys.stderr)
+        return 2
+    tdir = Path(args.test_dir)
+    if not tdir.is_dir():
+        print(f"iree_refines: no lit test folder {tdir} (set $IREE_SRC)", file=sys.stderr)
+        return 2
+    jobs: list[tuple[str, int, list[str], str]] = []
+    for f in sorted(tdir.glob("*.mlir")):
+        if args.only and args.only not in f.name:
+            continue
+        text = f.read_text()
+        flags = pipeline_flags(text)
+        if flags is None:
+            continue
+        for i, c in enumerate(cases(text)):
+            jobs.append((f.name, i, flags, c))
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        futs = [pool.submit(run_case, iree_opt, fl, c, Path(tmp) / f"{n}.{i}", args.timeout)
+                for n, i, fl, c in jobs]
+        totals: collections.Counter[str] = collections.Counter()
+        print(f"{'file':44} {'case':>4}  outcome  first error")
+        for (n, i, _, _), fut in zip(jobs, futs):
+            outcome, err = fut.result()
+            totals[outcome] += 1
+            print(f"{n:44} {i:4}  {outcome}  {err}", flush=True)
+    print("\ntotals:", ", ".join(f"{k} {v}" for k, v in totals.most_common()),
+          f"(cases {len(jobs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
