@@ -75,11 +75,11 @@ def _parse_body(ctx: ParseContext, region_name: str, entry: list[tuple[Unresolve
     return ctx.parser.parse_region(entry, implicit_terminator=rspec.terminator)
 
 
-def _print_body(pr: Printer, op: Op, spec: OpSpec) -> None:
+def _print_body(pr: Printer, op: Op, spec: OpSpec, print_terminators: bool) -> None:
     from stream.ir.format import print_region_of
 
     pr.write(" ")
-    print_region_of(pr, op, spec, 0, print_entry_args=False)
+    print_region_of(pr, op, spec, 0, print_entry_args=False, print_terminators=print_terminators)
 
 
 @directive("ResourceRegion")
@@ -105,7 +105,9 @@ class ResourceRegion:
         pr.write(_print_captures(pr, op, spec, operands, sizes))
         if spec.result_group(op, results):
             pr.write(" -> " + print_results(pr, op, spec, results, result_sizes, spec.operand_group(op, operands)))
-        _print_body(pr, op, spec)
+        # IREE's printResourceRegion prints block terminators (even an empty `stream.yield`):
+        # iree-opt rejects the body of a result-less async.execute without it.
+        _print_body(pr, op, spec, print_terminators=True)
 
 
 @directive("ExplicitResourceRegion")
@@ -121,7 +123,7 @@ class ExplicitResourceRegion:
     @staticmethod
     def print(pr: Printer, op: Op, spec: OpSpec, args: tuple[Arg, ...]) -> None:
         pr.write(_print_captures(pr, op, spec, args[0].name, args[2].name))
-        _print_body(pr, op, spec)
+        _print_body(pr, op, spec, print_terminators=False)  # printExplicitResourceRegion elides it
 
 
 # -- cmd bindings and packing --------------------------------------------------------------------

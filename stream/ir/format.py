@@ -433,10 +433,14 @@ def _is_unit(spec: OpSpec, name: str) -> bool:
     return spec._attr_index[name].style == "unit"
 
 
-def print_region_of(printer: Printer, op: Op, spec: OpSpec, index: int, print_entry_args: bool = True) -> None:
+def print_region_of(
+    printer: Printer, op: Op, spec: OpSpec, index: int, print_entry_args: bool = True, print_terminators: bool = False
+) -> None:
+    """Print region `index`; an implicit trivial terminator is left out unless `print_terminators`
+    (IREE's custom printers that call printRegion with printBlockTerminators=true)."""
     rspec = spec.regions[index] if index < len(spec.regions) else None
     region = op.regions[index]
-    implicit = rspec is not None and rspec.terminator is not None
+    implicit = not print_terminators and rspec is not None and rspec.terminator is not None
     elide = implicit and _is_trivial_terminator(region, rspec.terminator)  # type: ignore[union-attr]
     printer.print_region(region, op, print_entry_args=print_entry_args, print_terminator=not elide)
 

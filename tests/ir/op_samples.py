@@ -106,6 +106,7 @@ module {
     } => !stream.timepoint
     %result_timepoint_0 = stream.async.execute await(%result_timepoint) => with(%results#1 as %arg3: !stream.resource<transient>{%c16}) {
       stream.async.dispatch @ex::@entry(%arg3[%c0 to %c16 for %c16]) : (!stream.resource<transient>{%c16}) -> ()
+      stream.yield
     } => !stream.timepoint
     %17 = stream.timepoint.await %result_timepoint_0 => %results#0 : !stream.resource<external>{%c16}
     util.return %17 : !stream.resource<external>
