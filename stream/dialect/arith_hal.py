@@ -100,14 +100,18 @@ for _op, _attrs in _BINARY.items():
         format="$lhs `,` $rhs" + "".join(_FLAG_GROUP[a.name] for a in _attrs) + " attr-dict `:` type($result)",
     ))
 
+# MLIR's arith.trunci carries overflow flags too (ArithOps.td: `$in (overflow $overflowFlags^)?`).
+_CAST_ATTRS = {"trunci": (_OVERFLOW,)}
 for _op in ("index_cast", "index_castui", "extui", "extsi", "trunci", "bitcast", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf"):
+    _attrs = _CAST_ATTRS.get(_op, ())
     define(OpSpec(
         f"arith.{_op}",
         operands=(anyv("in"),),
         results=(Result("out"),),
+        attrs=_attrs,
         levels=ANY,
         traits=frozenset({"pure"}),
-        format="$in attr-dict `:` type($in) `to` type($out)",
+        format="$in" + "".join(_FLAG_GROUP[a.name] for a in _attrs) + " attr-dict `:` type($in) `to` type($out)",
     ))
 
 def _condition_is_i1(ctx: ParseContext) -> None:

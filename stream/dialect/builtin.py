@@ -39,7 +39,10 @@ _FUNC_ATTRS = (
     Attr("arg_attrs"),
     Attr("res_attrs"),
 )
-_FUNC_INHERENT = frozenset(a.name for a in _FUNC_ATTRS) | {"tied_operands"}
+# util.func's own (UtilOps.td): tied results and IREE's inlining policy (`#util.inline.never`
+# on the coarse-fences `$async` functions); func.func has neither.
+_UTIL_FUNC_ATTRS = (Attr("tied_operands"), Attr("inlining_policy"))
+_FUNC_INHERENT = frozenset(a.name for a in (*_FUNC_ATTRS, *_UTIL_FUNC_ATTRS))
 
 
 def _parse_function(always_visibility: bool, default_dialect: str | None):  # type: ignore[no-untyped-def]
@@ -132,7 +135,8 @@ def _print_function(always_visibility: bool):  # type: ignore[no-untyped-def]
             texts = [pr.type(t) + (" " + pr.attr(a) if a.entries else "") for t, a in zip(results, res_attrs)]
             single = len(results) == 1 and not res_attrs[0].entries and not isinstance(results[0], FunctionType)
             pr.write(" -> " + (texts[0] if single else "(" + ", ".join(texts) + ")"))
-        extra = {k: v for k, v in op.properties.items() if k not in _FUNC_INHERENT}
+        # inlining_policy has no syntax of its own: IREE prints it in the attribute dictionary.
+        extra = {k: v for k, v in op.properties.items() if k not in _FUNC_INHERENT or k == "inlining_policy"}
         extra.update(op.attributes)
         pr.attr_dict(extra, keyword=True)
         if body is not None:
@@ -151,7 +155,7 @@ def _dicts(attr: Attribute | None, n: int) -> list[DictAttr]:
 def _function_spec(name: str, always_visibility: bool, default_dialect: str | None) -> OpSpec:
     return OpSpec(
         name,
-        attrs=(*_FUNC_ATTRS, Attr("tied_operands")),
+        attrs=(*_FUNC_ATTRS, *(_UTIL_FUNC_ATTRS if name == "util.func" else (Attr("tied_operands"),))),
         regions=(RegionSpec("body"),),
         traits=frozenset({"isolated", "symbol", "function"}),
         levels=ANY,
@@ -331,6 +335,9 @@ define(OpSpec(
 
 define(OpSpec(
     "util.initializer",
+    # IREE's InitializerOp is a function op: its type is always `() -> ()`, which the pretty
+    # form leaves out and the generic form spells as the `function_type` property.
+    attrs=(Attr("function_type", default=TypeAttr(FunctionType((), ()))), Attr("arg_attrs"), Attr("res_attrs"), Attr("inlining_policy")),
     regions=(RegionSpec("body"),),
     traits=frozenset({"isolated"}),
     format="attr-dict-with-keyword $body",

@@ -242,6 +242,8 @@ def dict_value(value: Attribute, text: str | None = None) -> str:
     text = str(value) if text is None else text
     if isinstance(value, IntegerAttr) and value.type == I64:
         return f"{text} : i64"
+    if isinstance(value, ImmediateTimepointAttr):
+        return f"{text} : !stream.timepoint"
     return text
 
 

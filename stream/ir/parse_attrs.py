@@ -477,6 +477,13 @@ class AttrParser:
             start = self.lexer.pos
             body = self._raw_balanced(start)
             if body == "<immediate>":
+                # In a dictionary MLIR spells the typed attribute with its type (a global's
+                # `initial_value = #stream.timepoint<immediate> : !stream.timepoint`).
+                if typed_opaque and self.lexer.peek().is_punct(":"):
+                    colon = self.lexer.next()
+                    spelled = self.parse_type()
+                    if spelled != TIMEPOINT:
+                        raise self.error(f"#stream.timepoint<immediate> has type !stream.timepoint, not {spelled}", colon)
                 return ImmediateTimepointAttr()
             return OpaqueAttr(tok.text + body)
         if "." not in name and not self._adjacent("<"):
