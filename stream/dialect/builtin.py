@@ -30,7 +30,7 @@ from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
 from stream.ir.spec_registry import OpState
-from stream.ir.types import F64, I1, I64, TIMEPOINT, FunctionType, OpaqueType, Type
+from stream.ir.types import F64, I1, I64, INDEX, TIMEPOINT, FunctionType, OpaqueType, Type
 
 _FUNC_ATTRS = (
     Attr("sym_name", True, "symbol_name"),
@@ -352,6 +352,48 @@ def _buffer_cst_name(op: Op) -> list[str | None]:
     return [name.value if isinstance(name, StringAttr) else "buffer_cst"]
 
 
+# IREE 3.13 spells the optional alignment and MIME type as MLIR's `prop-dict`:
+# `util.buffer.constant "name" <alignment = 64, mime_type = "text/plain"> : !util.buffer = value`
+# (iree-opt refuses them in the attribute dictionary: its properties are strict).
+_BUFFER_PROPS = ("alignment", "mime_type")
+
+
+def _parse_buffer_constant(p: Parser, state: OpState) -> None:
+    if p.lexer.peek().kind == "string":
+        state.properties["name"] = p.parse_attribute()
+    if p.accept("<"):
+        while True:
+            tok = p.lexer.next()
+            if tok.text not in _BUFFER_PROPS or tok.text in state.properties:
+                raise p.error(f"expected 'alignment' or 'mime_type' in util.buffer.constant's properties, found '{tok.text}'", tok)
+            p.expect("=")
+            value = p.parse_attribute()
+            if tok.text == "alignment" and isinstance(value, IntegerAttr):
+                value = IntegerAttr(value.value, INDEX)
+            state.properties[tok.text] = value
+            if p.accept(">"):
+                break
+            p.expect(",", "or '>' after a util.buffer.constant property")
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+    p.expect(":")
+    state.result_types.append(p.parse_type())
+    p.expect("=")
+    state.properties["value"] = p.parse_attribute(typed_opaque=True)
+
+
+def _print_buffer_constant(pr: Printer, op: Op) -> None:
+    name = op.properties.get("name")
+    if name is not None:
+        pr.write(" " + pr.attr(name))
+    props = [(k, op.properties[k]) for k in _BUFFER_PROPS if k in op.properties]
+    if props:
+        texts = [f"{k} = {v.value if isinstance(v, IntegerAttr) else pr.attr(v)}" for k, v in props]
+        pr.write(" <" + ", ".join(texts) + ">")
+    pr.attr_dict(dict(op.attributes))
+    pr.write(" : " + pr.types(r.type for r in op.results) + " = " + pr.attr(op.properties["value"]))
+
+
 define(OpSpec(
     "util.buffer.constant",
     pure=True,
@@ -361,5 +403,6 @@ define(OpSpec(
     accesses=(),
     traits=frozenset({"pure"}),
     asm_names=_buffer_cst_name,
-    format="($name^)? attr-dict `:` type($result) `=` $value",
+    custom_parse=_parse_buffer_constant,
+    custom_print=_print_buffer_constant,
 ))

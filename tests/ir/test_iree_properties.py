@@ -71,3 +71,14 @@ def test_func_func_has_no_inlining_policy() -> None:
     text = _module(GENERIC["inlining_policy"][0].replace('"util.func"', '"func.func"').replace("util.return", "func.return"))
     with pytest.raises(DiagnosticError, match="no property 'inlining_policy'"):
         verify_structure(parse_module(text, "f.mlir"))
+
+
+def test_buffer_constant_alignment_and_mime_type_are_a_property_dictionary() -> None:
+    """IREE 3.13 prints them as `<alignment = 64, mime_type = "...">` and refuses them in the
+    attribute dictionary (strict properties); the expected text is iree-opt 3.13's print."""
+    text = 'util.func @f() -> !util.buffer {\n  %0 = util.buffer.constant "n" <alignment = 16, mime_type = "text/plain"> : !util.buffer = "abc"\n  util.return %0 : !util.buffer\n}'
+    m = parse_module(text, "b.mlir")
+    assert 'util.buffer.constant "n" <alignment = 16, mime_type = "text/plain"> : !util.buffer = "abc"' in print_module(m)
+    assert '<{alignment = 16 : index, mime_type = "text/plain", name = "n", value = "abc"}>' in print_module(m, generic=True)
+    generic = parse_module(print_module(m, generic=True), "g.mlir")
+    assert print_module(generic) == print_module(m)
