@@ -133,6 +133,27 @@ def _print_range(pr: Printer, offset: Value, end: Value | None, length: Value) -
     return f"[{pr.value(offset)}{' to ' + pr.value(end) if end is not None else ''} for {pr.value(length)}]"
 
 
+def _parse_located_reference(p: Parser) -> tuple[UnresolvedOperand | None, UnresolvedOperand, UnresolvedOperand]:
+    """`%scope::%key[%offset]` (or `%key[%offset]`): one row's parameter side."""
+    scope, key = _reference(p)
+    p.expect("[")
+    offset = p.parse_operand()
+    p.expect("]")
+    return scope, key, offset
+
+
+def _parse_ranged_resource(
+    p: Parser, with_end: bool
+) -> tuple[tuple[UnresolvedOperand, Type, UnresolvedOperand], UnresolvedOperand, UnresolvedOperand | None, UnresolvedOperand]:
+    """`%resource[%o to %e for %l] : type{%size}`: one row's resource side, as
+    ((resource, type, size), offset, end, length)."""
+    resource = p.parse_operand()
+    o, e, n = _parse_range(p, with_end)
+    p.expect(":")
+    t = p.parse_type()
+    return (resource, t, parse_size(p)), o, e, n
+
+
 class _Gather:
     """`%scope::%key[%o] -> %target[%to to %te for %tl] : type{%size}` rows; `ends` only in the
     async form. Arguments: scope, keys, offsets, target, type(target), target size, target
@@ -151,18 +172,13 @@ class _Gather:
         targets: list[tuple[UnresolvedOperand, Type, UnresolvedOperand]] = []
         keys, offsets, toffs, tends, tlens = [], [], [], [], []
         while True:
-            scope, key = _reference(p)
+            scope, key, offset = _parse_located_reference(p)
             scopes.append(scope)
             keys.append(key)
-            p.expect("[")
-            offsets.append(p.parse_operand())
-            p.expect("]")
+            offsets.append(offset)
             p.expect("->")
-            target = p.parse_operand()
-            o, e, n = _parse_range(p, cls.with_end)
-            p.expect(":")
-            t = p.parse_type()
-            targets.append((target, t, parse_size(p)))
+            target, o, e, n = _parse_ranged_resource(p, cls.with_end)
+            targets.append(target)
             toffs.append(o)
             tlens.append(n)
             if e is not None:
@@ -214,22 +230,17 @@ class _Scatter:
         scopes: list[UnresolvedOperand | None] = []
         soffs, sends, slens, keys, offsets = [], [], [], [], []
         while True:
-            source = p.parse_operand()
-            o, e, n = _parse_range(p, cls.with_end)
-            p.expect(":")
-            t = p.parse_type()
-            sources.append((source, t, parse_size(p)))
+            source, o, e, n = _parse_ranged_resource(p, cls.with_end)
+            sources.append(source)
             soffs.append(o)
             slens.append(n)
             if e is not None:
                 sends.append(e)
             p.expect("->")
-            scope, key = _reference(p)
+            scope, key, offset = _parse_located_reference(p)
             scopes.append(scope)
             keys.append(key)
-            p.expect("[")
-            offsets.append(p.parse_operand())
-            p.expect("]")
+            offsets.append(offset)
             if not p.accept(","):
                 break
         _same_resource(p, sources, "source resource and scope")
