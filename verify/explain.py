@@ -93,6 +93,9 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
             return f"the signalled fence does not cover {ob.first.name}, which produces {v} for the caller"
         if cls == "MISSED_WAIT":
             return f"{ob.second.name} uses {v} without a wait that covers {ob.first.name}, which produces it"
+        if ob.rule == "wave bytes":  # in-place ops of one wave on the same storage
+            return (f"{ob.second.name} uses {v} in the wave of {ob.first.name}, which writes that storage in place, "
+                    f"and both touch {on.removeprefix('on ')}")
         return f"{ob.second.name} uses {v}, which {ob.first.name} produces, with nothing ordering them"
     if wording == "detail" or ob.detail:
         sep = ": " if on else ""

@@ -230,7 +230,7 @@ def frees(model: FunctionModel) -> Iterator[Obligation]:
 # -- async level: readiness and tie linearity -------------------------------------------------------
 def readiness(model: FunctionModel) -> Iterator[Obligation]:
     seen: set[tuple[int, int]] = set()
-    units = model.graph.units
+    by_site: dict[tuple[int, int], list[Access]] | None = None
     for use in model.uses:
         producer = model.ready.get(use.value)
         if producer is None or producer is use.site or (producer.id, use.site.id) in seen:
@@ -240,9 +240,73 @@ def readiness(model: FunctionModel) -> Iterator[Obligation]:
             yield Obligation("MISSED_WAIT", "order", producer, use.site, roles=("returned timepoint", "consumer"), op=use.site.op,
                              value=use.value, rule="call-handoff")
             continue
-        crosses = producer.unit != use.site.unit and units[producer.unit].kind == "device"
-        cls = "MISSED_WAIT" if crosses else "RACE_READ_AFTER_WRITE"
-        yield Obligation(cls, "order", producer, use.site, roles=("producer", "consumer"), op=use.site.op, value=use.value)
+        if _wave_siblings(producer, use.site):
+            if by_site is None:
+                by_site = _accesses_by_site(model)
+            yield from _wave_readiness(model, by_site, use.site, use.value, producer, use.value)
+            continue
+        yield _ordered(model, producer, use.site, use.value)
+
+
+def _wave_siblings(a: Site, b: Site) -> bool:
+    """Whether `a` and `b` are children of one wave (`async.concurrent`): the innermost container
+    holding both runs its children unordered."""
+    if a.unit != b.unit or a is b:
+        return False
+    k = 0
+    for x, y in zip(a.path, b.path):
+        if x != y:
+            return a.parallel[k]
+        k += 1
+    return False  # one contains the other
+
+
+def _accesses_by_site(model: FunctionModel) -> dict[tuple[int, int], list[Access]]:
+    out: dict[tuple[int, int], list[Access]] = defaultdict(list)
+    for a in model.accesses:
+        out[(a.site.id, a.alloc.id)].append(a)
+    return out
+
+
+def _wave_readiness(
+    model: FunctionModel, by_site: dict[tuple[int, int], list[Access]], user: Site, value: Value, producer: Site, via: Value,
+) -> Iterator[Obligation]:
+    """Readiness at byte granularity inside one wave (IREE's ResourceHazardAnalysis puts an
+    in-place op on the result of another in the same `async.concurrent` when their ranges do not
+    overlap: the dispatches of a concat). `user` uses `value`, which `producer` wrote in place
+    into the storage of the operand it consumed: `user` needs `producer` done only if the bytes
+    it touches of that storage meet the bytes `producer` touches (one of the two writing); the
+    bytes `producer` left alone are those of the consumed operand, so the same holds, in turn,
+    for that operand's producer while it is in the same wave. Anything else (a fresh result, a
+    user without accesses of the storage, a producer outside the wave) needs the whole order."""
+    view = model.storage.view(value)
+    mine = by_site.get((user.id, view.alloc.id), []) if view is not None else []
+    theirs = by_site.get((producer.id, view.alloc.id), []) if view is not None else []
+    ties_in = [a for a in theirs if a.tie and a.writes]
+    if not mine or not ties_in:
+        yield _ordered(model, producer, user, via)
+        return
+    for y in mine:
+        for x in theirs:
+            if x.writes or y.writes:
+                yield Obligation("RACE_READ_AFTER_WRITE" if x.writes else "RACE_WRITE_AFTER_READ", "order_if_overlap", producer, user,
+                                 x, y, x.alloc, overlap_cond(x, y), ("producer", "consumer"), op=user.op, value=via,
+                                 rule="wave bytes")
+    for t in ties_in:
+        earlier = model.ready.get(t.value)
+        if earlier is None or earlier is producer or earlier is user:
+            continue
+        if _wave_siblings(earlier, user):
+            yield from _wave_readiness(model, by_site, user, t.value, earlier, via)
+        else:  # before the wave (reachability), or not ordered at all
+            yield _ordered(model, earlier, user, via)
+
+
+def _ordered(model: FunctionModel, producer: Site, user: Site, value: Value) -> Obligation:
+    """`producer` must end before `user` starts (a MISSED_WAIT across device submissions)."""
+    crosses = producer.unit != user.unit and model.graph.units[producer.unit].kind == "device"
+    cls = "MISSED_WAIT" if crosses else "RACE_READ_AFTER_WRITE"
+    return Obligation(cls, "order", producer, user, roles=("producer", "consumer"), op=user.op, value=value)
 
 
 def ties(model: FunctionModel) -> Iterator[Obligation]:

@@ -78,11 +78,14 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "two accesses of intersecting bytes of one allocation, the later in program order a read of what the earlier "
         "writes, with no HB order between them (in one submission: across submissions it is a `MISSED_WAIT`); also one "
         "op against itself (a dispatch binding the same bytes `ro` and `wo`, a copy with overlapping ranges), an op "
-        "using the result of another op of its async wave, and tie linearity (below)",
-        _RACE_DISCHARGE + "; a value used in its own submission before its producer (`order`): HB reachability" + _OPAQUE,
+        "using the result of another op of its async wave (unless that result is written in place and the bytes the "
+        "two touch of it are disjoint, back along the chain of in-place ops of the wave: waves at byte granularity, "
+        "below), and tie linearity (below)",
+        _RACE_DISCHARGE + "; a value used in its own submission before its producer (`order`): HB reachability; an "
+        "in-place result used in its wave (`order_if_overlap`): the byte ranges cannot intersect" + _OPAQUE,
         "the write and the read, the bytes both touch, the symbol values, and a witness interleaving in which the read "
         "starts before the write ends",
-        ("conflict", "order", "opaque"),
+        ("conflict", "order", "order_if_overlap", "opaque"),
     ),
     PropertyClass(
         "RACE_WRITE_AFTER_READ", "error",

@@ -1,0 +1,22 @@
+// EXPECT: RACE_READ_AFTER_WRITE
+// As async_wave_inplace_disjoint_ok, but the dispatch tied to the update's result touches bytes [8, 24), 8 of which the update writes, in the same wave.
+util.func public @wave_inplace_overlap(%view: !hal.buffer_view, %row_view: !hal.buffer_view) -> !hal.buffer_view {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c8 = arith.constant 8 : index
+  %c24 = arith.constant 24 : index
+  %c64 = arith.constant 64 : index
+  %x0 = stream.tensor.import on(#hal.device.affinity<@dev0>) consume %view : !hal.buffer_view -> tensor<16xf32> in !stream.resource<external>{%c64}
+  %row = stream.tensor.import on(#hal.device.affinity<@dev0>) %row_view : !hal.buffer_view -> tensor<4xf32> in !stream.resource<external>{%c16}
+  %r1, %t1 = stream.async.execute on(#hal.device.affinity<@dev0>) with(%x0 as %x: !stream.resource<external>{%c64}, %row as %u: !stream.resource<external>{%c16}) -> %x0{%c64} {
+    %w = stream.async.concurrent with(%x as %y: !stream.resource<external>{%c64}, %u as %v: !stream.resource<external>{%c16}) -> %x{%c64} {
+      %1 = stream.async.update %v, %y[%c0 to %c16] : !stream.resource<external>{%c16} -> %y as !stream.resource<external>{%c64}
+      %2 = stream.async.dispatch @ex::@d(%v[%c0 to %c16 for %c16], %1[%c8 to %c24 for %c16]) : (!stream.resource<external>{%c16}, !stream.resource<external>{%c64}) -> %1{%c64}
+      stream.yield %2 : !stream.resource<external>{%c64}
+    }
+    stream.yield %w : !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %r = stream.timepoint.await %t1 => %r1 : !stream.resource<external>{%c64}
+  %out = stream.tensor.export on(#hal.device.affinity<@dev0>) %r : tensor<16xf32> in !stream.resource<external>{%c64} -> !hal.buffer_view
+  util.return %out : !hal.buffer_view
+}
