@@ -44,7 +44,7 @@ from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAtt
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import view
-from stream.ir.types import TensorType
+from stream.ir.types import IntegerType, TensorType
 
 if TYPE_CHECKING:
     from runtime.executor import Session
@@ -116,6 +116,50 @@ def _buffer_view_dim(fr: Frame, op: Op) -> None:
     bv = fr.value(op.operands[0])
     index = op.attr("index")
     fr.env[op.results[0]] = bv.shape[index.value if isinstance(index, IntegerAttr) else 0]
+
+
+# -- runtime checks and facts (the verifier's verify.int_facts) -----------------------------------
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+@rule("arith.cmpi")
+def _cmpi(fr: Frame, op: Op) -> None:
+    attr = op.properties.get("predicate")
+    pred = _CMPI[attr.value] if isinstance(attr, IntegerAttr) and 0 <= attr.value < len(_CMPI) else None
+    if pred is None:
+        raise DiagnosticError.at(op.location, f"arith.cmpi: unknown predicate {attr}")
+    a, b = (int(fr.value(v)) for v in op.operands)
+    t = op.operands[0].type
+    if isinstance(t, IntegerType):  # compare as the predicate reads the bits
+        mask = (1 << t.width) - 1
+        a, b = a & mask, b & mask
+        if pred[0] == "s":
+            a, b = (x - (1 << t.width) if x >> (t.width - 1) else x for x in (a, b))
+    fr.env[op.results[0]] = {
+        "eq": a == b, "ne": a != b, "slt": a < b, "ult": a < b, "sle": a <= b, "ule": a <= b,
+        "sgt": a > b, "ugt": a > b, "sge": a >= b, "uge": a >= b,
+    }[pred]  # fmt: skip
+
+
+@rule("cf.assert")
+def _cf_assert(fr: Frame, op: Op) -> None:
+    if not fr.value(op.operands[0]):
+        msg = op.properties.get("msg")
+        text = msg.value if isinstance(msg, StringAttr) else "assertion failed"
+        raise ExecutionError(Status(StatusCode.FAILED_PRECONDITION, text, f"cf.assert at {op.location}"))
+
+
+@rule("util.align")
+def _align(fr: Frame, op: Op) -> None:
+    value, alignment = (int(fr.value(v)) for v in op.operands)
+    fr.env[op.results[0]] = (value + alignment - 1) & ~(alignment - 1)
+
+
+@rule("util.assume.int")
+def _assume_int(fr: Frame, op: Op) -> None:
+    # The program's promise about its values: nothing to do (a broken promise is undefined).
+    for r, v in zip(op.results, op.operands):
+        fr.env[r] = fr.value(v)
 
 
 @rule("stream.tensor.import")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import z3
 
+from stream.ir.core import Op
 from verify.events import Site
 from verify.hb import HappensBefore
 from verify.model import FunctionModel
@@ -86,6 +87,7 @@ class Decider:
         self._times: list[z3.ArithRef] | None = None
         self._solvers: dict[tuple[frozenset[int], tuple[int, ...]], z3.Solver] = {}
         self._unmodelled = Unmodelled(model)
+        self._tops: dict[Op, int] | None = None  # op -> index of its top-level op (runtime checks)
 
     # -- entry point ----------------------------------------------------------------------------
     def decide(self, ob: Obligation) -> Verdict:
@@ -153,7 +155,7 @@ class Decider:
             symbolic.append(conj)
         if not symbolic:
             return Verdict("proved", "constant")
-        cond_ = tuple(symbolic)
+        cond_ = self._guarded(ob, tuple(symbolic))
         # Queries equal up to a renaming of atoms (the same layout in another region) have the
         # same answer: each distinct one is solved once. A cached failure is solved again for
         # its own counterexample values.
@@ -164,6 +166,36 @@ class Decider:
         v = self._solve(ob, [cond_z3(self.model, cond_)], cond_exprs(cond_))
         self._cache[key] = v
         return v
+
+    # -- runtime checks -------------------------------------------------------------------------
+    def _guarded(self, ob: Obligation, cond: Cond) -> Cond:
+        """`cond` on the executions that issue the obligation's latest op: those passed every
+        runtime check before it (`cf.assert`, `hal.buffer_view.assert`; verify.int_facts), so
+        each conjunction gets that check's guard. Unchanged when no check precedes the op or
+        the condition does not depend on what the checks establish."""
+        symbols = self.model.symbols
+        if not symbols.guards:
+            return cond
+        position = self._position(ob)
+        guard = symbols.guard_before(position) if position is not None else None
+        if guard is None or guard.atoms()[0] not in symbols.closure(cond_exprs(cond))[0]:
+            return cond
+        return tuple((*conj, guard) for conj in cond)
+
+    def _position(self, ob: Obligation) -> int | None:
+        """The index in the function body of the latest top-level op the obligation involves."""
+        sites = [ob.first, ob.second, *ob.targets, *(a.site for g in ob.groups for a in g)]
+        sites += [a.site for a in (ob.x, ob.y) if a is not None]
+        rc = ob.range_check
+        if rc is not None:
+            sites.append(rc.site)
+        found = [s.order[0] for s in sites if s is not None and s.order]
+        if self._tops is None:
+            self._tops = {inner: i for i, top in enumerate(self.model.func.body.ops) for inner in top.walk()}
+        for op in (ob.op, rc.op if rc is not None else None):
+            if op is not None and op in self._tops:
+                found.append(self._tops[op])
+        return max(found) if found else None
 
     # -- full mode ------------------------------------------------------------------------------
     def times(self) -> list[z3.ArithRef]:
@@ -184,7 +216,7 @@ class Decider:
             return Verdict("violated", "structure")
         if ob.shape == "opaque":
             return Verdict("unknown", "structure", reason=ob.detail)
-        cond = ob.cond
+        cond = self._guarded(ob, ob.cond) if ob.cond else ob.cond
         exprs = cond_exprs(cond) if cond else []
         parts: list[z3.BoolRef] = [cond_z3(self.model, cond)] if cond is not None else []
         if ob.shape != "range":

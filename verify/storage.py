@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import verify.int_facts  # noqa: F401  (registers the evaluators of util/hal/cf facts)
 from stream.ir.attributes import AnyAffinity, Attribute
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -212,6 +213,14 @@ MODELLED_REGION_OPS = OpSet(
     "Region ops whose bodies the effect rules walk (verify.rules.regions); any other op with regions inside a function is refused.",
     frozenset({"stream.async.execute", "stream.async.concurrent", "stream.cmd.execute", "stream.cmd.serial", "stream.cmd.concurrent"})
     | OPAQUE_REGION_OPS,
+)
+
+# `cf.assert` aborts or falls through: a straight-line op whose condition is a fact for what
+# follows it (verify.int_facts), not a branch.
+STRAIGHT_LINE_CF = OpSet(
+    "STRAIGHT_LINE_CF",
+    "cf ops that abort or fall through (runtime checks): straight-line, their conditions are facts (verify.int_facts).",
+    {"cf.assert"},
 )
 
 StorageRule = Callable[[_Walker, Op], None]
@@ -440,9 +449,10 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
         if isinstance(arg.type, (IndexType, IntegerType)):
             symbols.argument(arg, func.op.location)
     first_size: dict[Value, Value] = {}
-    for op in func.op.walk():
-        if op is not func.op:
-            if op.name.startswith(("scf.", "cf.")):
+    for position, top in enumerate(func.body.ops):
+        symbols.position = position  # runtime checks hold for what is issued after them
+        for op in top.walk():
+            if op.name.startswith(("scf.", "cf.")) and op.name not in STRAIGHT_LINE_CF:
                 raise DiagnosticError.at(
                     op.location, f"'{op.name}' in @{func.name}: control flow is not supported by the verifier yet (straight-line functions only)"
                 )

@@ -162,6 +162,14 @@ class Symbols:
     by_atom: dict[int, list[int]] = field(default_factory=dict)  # atom id -> fact indices
     values: dict[Value, Expr] = field(default_factory=dict)
     sizeof_cache: dict[tuple[object, ...], Expr] = field(default_factory=dict)
+    # Runtime checks (`cf.assert`, `hal.buffer_view.assert`): what the program knows once it has
+    # passed them holds only for what it issues after them. `position` is the index in the
+    # function body of the top-level op being evaluated; `guards` the (position, guard atom) of
+    # each check in program order, the guard meaning "every check up to this one passed"
+    # (verify.int_facts). `buffer_view_dims` is the expression of each (buffer view, dim index).
+    position: int = 0
+    guards: list[tuple[int, Expr]] = field(default_factory=list)
+    buffer_view_dims: dict[tuple[Value, int], Expr] = field(default_factory=dict)
     # fact ids of a closure -> (their shapes with atoms numbered by first appearance, that
     # numbering), or None when a fact has no shape (see `canonical`)
     _fact_keys: dict[tuple[int, ...], tuple[tuple[object, ...], dict[int, int]] | None] = field(default_factory=dict)
@@ -209,10 +217,11 @@ class Symbols:
         return e
 
     def evaluate_op(self, op: Op) -> None:
-        """Give every integer result of `op` an expression (rule table, else opaque atoms)."""
-        if not op.results:
-            return
+        """Give every integer result of `op` an expression (rule table, else opaque atoms); a
+        rule of an op without results records facts (a runtime check)."""
         fn = EVALUATORS.get(op.name)
+        if not op.results and fn is None:
+            return
         if fn is not None:
             exprs = fn(self, op)
             for r, e in zip(op.results, exprs):
@@ -224,6 +233,17 @@ class Symbols:
 
     def argument(self, value: Value, location: Location | None) -> None:
         self.values[value] = self.fresh("argument", value, location)
+
+    def guard_before(self, position: int) -> Expr | None:
+        """The guard of the last runtime check before the top-level op at `position`: an
+        obligation about ops issued there may assume it (`g > 0`: every check before passed, as
+        the program aborts at a failing one). None when no check comes before."""
+        last = None
+        for where, g in self.guards:
+            if where >= position:
+                break
+            last = g
+        return last
 
     # -- Z3 ---------------------------------------------------------------------------------
     def var(self, atom_id: int) -> z3.ArithRef:

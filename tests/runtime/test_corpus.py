@@ -46,6 +46,12 @@ INDEX_INPUTS: dict[str, list[int | None]] = {
     "cmd_oob_symbolic.mlir": [None, 200],  # a 64-byte window at 200 in a 256-byte buffer
     "cmd_oob_clamped_ok.mlir": [None, 1000],  # the same offset, reduced modulo 193: in bounds
     "cmd_select_resource.mlir": [1],  # the select picks %a, which the region fills
+    "cmd_align_slab_ok.mlir": [100],
+    "cmd_align_slab_race.mlir": [64],  # util.align(64, 64) = 64: the 65-byte fill meets the write at 64
+    "cmd_assume_alternatives_ok.mlir": [128, 0],
+    "cmd_assume_alternatives_race.mlir": [32, 0],  # the overlapping alternative
+    "cmd_assert_before_ok.mlir": [64],
+    "cmd_assert_after_race.mlir": [16],  # the work issued before the check races; the check then fails
 }
 RACES = {"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "MISSED_WAIT"}
 RUNS = [("sync", 0), ("task", 0), *(("chaos", seed) for seed in range(6))]
