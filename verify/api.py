@@ -86,7 +86,7 @@ def verify_function(
     start = time.perf_counter()
     budget = budget if budget is not None else [10]
     model = build_model(f, module)
-    if model.level == "host" or (model.level == "input" and not model.ranges):
+    if (model.level == "host" and not model.uses) or (model.level == "input" and not model.ranges):
         return FunctionSummary(f.name, model.level, Stats(), time.perf_counter() - start, NOTHING_TO_PROVE)
     hb = HappensBefore(model.graph)
     decider = Decider(model, hb, smt, rlimit, smt_dump)

@@ -31,7 +31,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from stream.dialect.abi import handed_in_pairs, handed_pairs, is_private
+from stream.dialect.abi import coarse_fences, handed_in_pairs, handed_pairs, is_fence, is_private
 from stream.ir.attributes import StringAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -42,13 +42,16 @@ from verify.events import Site
 from verify.model import Builder
 from verify.symbolic import ZERO
 
-__all__ = ["CALL_OPS", "CallSummary", "after_call", "call_storage", "returned_timepoints", "summarize", "summarized_call"]
+__all__ = ["CALL_OPS", "FENCE_WAITERS", "CallSummary", "FenceCall", "fence_callee", "stale_signal_fence", "after_call", "call_storage", "returned_timepoints", "summarize", "summarized_call"]
 
 CALL_OPS = OpSet("CALL_OPS", "The call ops (a private callee's summary applies to them).", {"util.call", "func.call"},
                  requires=Requirement(traits=frozenset({"call"})))
 _PASS_THROUGH = OpSet("_PASS_THROUGH", "Timepoint ops a returned timepoint's waits pass through (joins: the union of their inputs').",
                       {"stream.timepoint.join"})
 _NOTHING = OpSet("_NOTHING", "Timepoint ops whose timepoint waits for nothing.", {"stream.timepoint.immediate"})
+
+# Ops that take a fence without signalling it.
+FENCE_WAITERS = OpSet("FENCE_WAITERS", "Ops that take a fence without signalling it.", {"hal.fence.await", "hal.fence.join", "hal.fence.query"})
 
 # {result index of a handed resource: (its timepoint's index, the ops that timepoint waits for)}
 Handed = dict[int, tuple[int, frozenset[Op]]]
@@ -299,6 +302,11 @@ def call_storage(w: Any, op: Op) -> None:
     from verify.storage import AllocKind, default_results
 
     callee = op.properties.get("callee")
+    f = fence_callee(w.module, op)
+    if f is not None:  # a coarse-fences callee: its effect is the ABI's (verify.rules.fence_ops)
+        w.storage.call_summaries[op] = FenceCall(f.name)
+        default_results(w, op)
+        return
     same = [c for c in (*w.storage.call_summaries, *w.storage.call_reasons) if c.properties.get("callee") == callee and c.name == op.name]
     s: CallSummary | str
     if same:  # another call of this function to the same callee: summarised once
@@ -389,3 +397,42 @@ def summarized_call(b: Builder, op: Op, s: CallSummary) -> None:
         ready = b.model.ready.get(r) if r is not None else None
         if r is not None and source is not None and ready is not None and ready is not site and not s.modes.get(source, 0):
             b.whole(ready, r, WRITE, f"call {name}, until the timepoint it returns")  # handed back unready
+
+
+# -- calls to coarse-fences functions (verify.rules.fence_ops gives their effect) ----------------
+
+@dataclass(frozen=True, slots=True)
+class FenceCall:
+    """A call to a coarse-fences function (`verify.rules.fence_ops` gives its effect)."""
+
+    callee: str
+
+
+def fence_callee(module: Module | None, op: Op) -> Function | None:
+    """The coarse-fences function `op` calls (a function of `module` declaring the ABI, called
+    with its two fences last), or None."""
+    callee = op.properties.get("callee")
+    if module is None or not isinstance(callee, SymbolRefAttr) or callee.nested:
+        return None
+    f = function(module, callee.root)
+    if f is None or not coarse_fences(f) or len(op.operands) < 2 or not all(is_fence(v) for v in op.operands[-2:]):
+        return None
+    return f
+
+
+def stale_signal_fence(module: Module | None, body: tuple[Op, ...], op: Op) -> str | None:
+    """Why the signal fence of the coarse-fences call `op` is not one `hal.fence.create` made in
+    `body` for this call alone (None when it is)."""
+    signal = op.operands[-1]
+    maker = next((o for o in body if signal in o.results), None)
+    if maker is None or maker.name != "hal.fence.create":
+        where = "a function argument" if maker is None else f"made by '{maker.name}'"
+        return f"its signal fence is {where}, not a fence hal.fence.create made for this call"
+    for o in body:
+        for inner in o.walk():
+            if inner is op or inner.name in FENCE_WAITERS or signal not in inner.operands:
+                continue
+            if fence_callee(module, inner) is not None and inner.operands[-1] is not signal:
+                continue  # another call waiting for it
+            return f"its signal fence is also taken by '{inner.name}' at {inner.location}"
+    return None

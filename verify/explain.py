@@ -91,6 +91,13 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
         v = names(ob.value)
         if cls == "MISSED_WAIT" and ob.roles[1] == "fence":
             return f"the signalled fence does not cover {ob.first.name}, which produces {v} for the caller"
+        if cls == "MISSED_WAIT" and ob.rule == "coarse-fences":
+            producer = ob.first.name.split(" ")[0]
+            if ob.second.name.endswith("reads its inputs once its wait fence is signalled"):
+                return (f"the call to {ob.second.name.split(' ')[0]} may read {v} before the signal fence of the call to {producer}, "
+                        "which produces it, is signalled (pass that fence as its wait fence, or hal.fence.await it first)")
+            return (f"{ob.second.name} uses {v} before a hal.fence.await of the signal fence of the call to "
+                    f"{producer}, which produces it (its contents are defined once that fence is signalled)")
         if cls == "MISSED_WAIT":
             return f"{ob.second.name} uses {v} without a wait that covers {ob.first.name}, which produces it"
         if ob.rule == "wave bytes":  # in-place ops of one wave on the same storage

@@ -127,6 +127,10 @@ class FunctionModel:
     # Calls to private functions: each returned-timepoint site -> the call's timepoint result
     # (`verify.calls`); a resource handed over with it is ready there.
     call_handoffs: dict[Site, Value] = field(default_factory=dict)
+    # Calls to coarse-fences functions (`verify.rules.fence_ops`): the signal sites whose fence
+    # is not fresh (why); uses of what they return are undecided. And the rules' own state.
+    opaque_handoffs: dict[Site, str] = field(default_factory=dict)
+    fence_state: object = None
     ready_escapes: set[int] = field(default_factory=set)  # allocations handed out ready (not with a timepoint)
 
     @property
@@ -409,6 +413,7 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     model.wait_fences = wait_fences(func)
     b = Builder(model)
     from verify.rules import apply_rule
+    from verify.rules.fence_ops import record_fence_uses
 
     for i, j in handed_in_pairs(func).items():
         x, t = func.arguments[i], func.arguments[j]
@@ -440,6 +445,8 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
                 deps[r] = out
         b.detached, b.dep_events = False, frozenset()
         _order_after_awaits(b, op, after, gates, b.graph.sites[first:])
+        if model.fence_state is not None:
+            record_fence_uses(b, op, first)
     for fence in model.wait_fences:  # declared (coarse-fences) but never imported: never waited on
         b.wait_fence_site(fence, func.op)
     b.link_externals()

@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from stream.dialect.abi import is_fence
 from stream.ir.core import Op, Value
 from stream.ir.types import Lifetime
 from verify.events import Site
@@ -236,9 +237,15 @@ def readiness(model: FunctionModel) -> Iterator[Obligation]:
         if producer is None or producer is use.site or (producer.id, use.site.id) in seen:
             continue
         seen.add((producer.id, use.site.id))
-        if producer in model.call_handoffs:  # a call's result, handed over with a timepoint
-            yield Obligation("MISSED_WAIT", "order", producer, use.site, roles=("returned timepoint", "consumer"), op=use.site.op,
-                             value=use.value, rule="call-handoff")
+        if producer in model.opaque_handoffs:  # what signals the fence it comes with is unknown
+            yield Obligation("MISSED_WAIT", "opaque", producer, use.site, roles=("signal fence", "consumer"), op=use.site.op,
+                             value=use.value, rule="coarse-fences", detail=model.opaque_handoffs[producer])
+            continue
+        if producer in model.call_handoffs:  # a call's result, handed over with a timepoint (or fence)
+            fence = is_fence(model.call_handoffs[producer])
+            yield Obligation("MISSED_WAIT", "order", producer, use.site, op=use.site.op, value=use.value,
+                             roles=("signal fence" if fence else "returned timepoint", "consumer"),
+                             rule="coarse-fences" if fence else "call-handoff")
             continue
         if _wave_siblings(producer, use.site):
             if by_site is None:

@@ -146,12 +146,15 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "the ops using its results: below), an async-level value used before a wait covers its producer, and anything "
         "the caller can observe (its own buffers, exported/returned ones) not finished at the return (synchronous ABI) "
         "or at a chained fence (async ABI, `timepoint.chain_external`); an input accessed before a wait covering the "
-        "caller's wait fence (coarse-fences ABI, below)",
+        "caller's wait fence (coarse-fences ABI, below); and, calling a coarse-fences function, a result used before a "
+        "`hal.fence.await` (no timeout) of the signal fence handed to the call, or read by a later call whose wait fence "
+        "does not cover it (`rule=\"coarse-fences\"`)",
         "`order`/`order_any`: HB reachability from the producer's end to the consumer's start (or to one of the waits "
-        "that may cover it); a cross-submission `conflict` as for races",
+        "that may cover it); a cross-submission `conflict` as for races; `opaque` (never proved): the result of a "
+        "coarse-fences call whose signal fence is not fresh (not made by `hal.fence.create` for that call alone)",
         "the producer and the consumer (or the fence, the handed-over value), the value used, and a witness in which the "
         "consumer runs before a wait covers the producer",
-        ("order", "order_any", "conflict"),
+        ("order", "order_any", "conflict", "opaque"),
     ),
     PropertyClass(
         "DEADLOCK", "error",

@@ -83,7 +83,7 @@ class Unmodelled:
 
     def why(self, ob: Obligation) -> str | None:
         """None when the failing obligation `ob` is a real violation; else why it is undecided."""
-        if ob.rule == "call-handoff" and ob.first is not None and ob.second is not None:
+        if ob.rule in ("call-handoff", "coarse-fences") and ob.first is not None and ob.second is not None:
             return self._handoff(ob.first, ob.second)
         if not self.ops and self.timeline is None:
             return None

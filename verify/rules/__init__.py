@@ -32,6 +32,9 @@ def _conservative(b: Builder, op: Op) -> None:
     `unknown_op` (and, for a call, what a private callee's returned timepoints promise); a call
     to a private function with a summary (`verify.calls`) does what the summary says."""
     summary = b.storage.call_summaries.get(op)
+    if isinstance(summary, FenceCall):
+        fence_call(b, op, summary)
+        return
     if summary is not None:
         summarized_call(b, op, summary)
         return
@@ -85,8 +88,9 @@ def _derive_effects() -> None:
             EFFECTS.add(name, _derived)
 
 
-from verify.calls import CALL_OPS, after_call, summarized_call  # noqa: E402
-from verify.rules import async_ops, cmd_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
+from verify.calls import CALL_OPS, FenceCall, after_call, summarized_call  # noqa: E402
+from verify.rules import async_ops, cmd_ops, fence_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
 from verify.rules.derived import derives_effect, standard_effect  # noqa: E402
+from verify.rules.fence_ops import fence_call  # noqa: E402
 
 _derive_effects()
