@@ -119,6 +119,10 @@ class Context:
     terms: Terms
     # Per program: atom id -> the op that first produced it (for locating a divergence).
     creators: dict[str, dict[int, Op]] = field(default_factory=lambda: {"before": {}, "after": {}})
+    # Argument index -> the byte size BEFORE's first use of it gave (its sized type or the
+    # encoded size of its tensor type). The caller passes both programs the same argument, so an
+    # AFTER that never spells the size (a returned argument whose copy was elided) has this one.
+    arg_sizes: dict[int, IntExpr] = field(default_factory=dict)
 
     @staticmethod
     def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
@@ -235,8 +239,12 @@ class Machine:
         elif isinstance(t, (TensorType, ResourceType)):
             if size is None and isinstance(t, TensorType) and t.is_static and t.encoding is None:
                 size = tensor_bytes(self.ints, t, [], name)
+            if size is None and self.program == "after":
+                size = self.ctx.arg_sizes.get(index)
             if size is None:
                 size = self.ints.sym(("argsize", index), f"size({name})")
+            if self.program == "before":
+                self.ctx.arg_sizes.setdefault(index, size)
             data = self.terms.of(self.terms.arg(index), size)
             if isinstance(t, TensorType):
                 e = Res(size, data, arg=index)  # input level: arguments are values (ABI observables, not storage)
