@@ -116,7 +116,7 @@ def verify_function(
         found[key] = make_violation(model, ob, verdict, witness, names, decider.before)
         found[key].evidence = (model, ob)
     report.violations.extend(found.values())
-    return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start)
+    return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, notes=list(model.notes))
 
 
 def classes(report: Report) -> set[str]:

@@ -19,6 +19,7 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import ResourceType
 from stream.ir.verifier import function_level
 from stream.ir.walk import Function
+from verify.bindings import BindingContext
 from verify.events import Ev, EventGraph, Site, Unit
 from verify.storage import Allocation, StorageMap, View, analyze_storage
 from verify.symbolic import ZERO, Expr, Symbols
@@ -132,6 +133,10 @@ class FunctionModel:
     opaque_handoffs: dict[Site, str] = field(default_factory=dict)
     fence_state: object = None
     ready_escapes: set[int] = field(default_factory=set)  # allocations handed out ready (not with a timepoint)
+    # What the report says about how the function was checked (a dispatch keeping its whole
+    # bindings because its executable cannot be read: `verify.bindings`).
+    notes: list[str] = field(default_factory=list)
+    bindings: BindingContext | None = None  # the executables read for narrowing dispatch bindings
 
     @property
     def symbols(self) -> Symbols:
@@ -346,15 +351,25 @@ class Builder:
         return self.storage.view(value)
 
     def access(
-        self, site: Site, value: Value, offset: Expr, length: Expr, mode: int, label: str, transfer: bool = False, tie: bool = False
+        self, site: Site, value: Value, offset: Expr, length: Expr, mode: int, label: str, transfer: bool = False, tie: bool = False,
+        checked: bool = True,
     ) -> Access | None:
+        """`site` touches `length` bytes of `value` at `offset`; `checked`: the range must fit in
+        the value (a range already known to lie in a checked one needs no check of its own)."""
         view = self.storage.view(value)
         if view is None:
             return None
         a = Access(len(self.model.accesses), site, value, view, offset, length, mode, label, transfer, tie)
         self.model.accesses.append(a)
-        self.model.ranges.append(RangeCheck(site, site.op, f"the {label} range", offset, length, view.size, a, value))
+        if checked:
+            self.model.ranges.append(RangeCheck(site, site.op, f"the {label} range", offset, length, view.size, a, value))
         return a
+
+    def range_check(self, site: Site, value: Value, offset: Expr, length: Expr, label: str) -> None:
+        """`length` bytes of `value` at `offset` must fit in it (no access of its own)."""
+        view = self.storage.view(value)
+        if view is not None:
+            self.model.ranges.append(RangeCheck(site, site.op, f"the {label} range", offset, length, view.size, None, value))
 
     def whole(self, site: Site, value: Value, mode: int, label: str, transfer: bool = False, tie: bool = False) -> Access | None:
         view = self.storage.view(value)
@@ -409,6 +424,7 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     # it handles resources: by the async-level rules, whose readiness is the strictest.
     level = function_level(func.op) or ("async" if _handles_resources(func) else "host")
     model = FunctionModel(func, module, level, storage)
+    model.bindings = BindingContext(module, func.op)
     model.async_abi = any(op.name == "stream.timepoint.chain_external" for op in func.body.ops)
     model.wait_fences = wait_fences(func)
     b = Builder(model)

@@ -132,6 +132,10 @@ class FunctionSummary:
     stats: Stats
     seconds: float
     note: str = ""
+    # How the function was checked where it is less than it could be (`file:line:col: note: ...`,
+    # a dispatch keeping its whole bindings: `verify.bindings`); printed with the report, and
+    # in JSON as lines of the function's `note`.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -193,6 +197,7 @@ class Report:
         if len(self.violations) > limit:
             parts.append(f"... and {len(self.violations) - limit} more violation(s) (use --report=json for all)")
         parts.extend(u.text() for u in self.unknowns)
+        parts.extend(n for f in self.functions for n in f.notes)
         return "\n".join(parts)
 
     def to_json(self) -> dict[str, Any]:
@@ -210,7 +215,8 @@ class Report:
                 "unknown": len(self.unknowns),
             },
             "functions": [
-                {"name": f.name, "level": f.level, "obligations": f.stats.obligations, "seconds": round(f.seconds, 6), "note": f.note}
+                {"name": f.name, "level": f.level, "obligations": f.stats.obligations, "seconds": round(f.seconds, 6),
+                 "note": "\n".join(n for n in (f.note, *f.notes) if n)}
                 for f in self.functions
             ],
             "violations": [v.to_json() for v in self.violations],
