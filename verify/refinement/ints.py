@@ -88,6 +88,7 @@ FOLDS: dict[str, Callable[..., int | None]] = {
     "shli": lambda a, b: a << b if 0 <= b < 64 else None,
     "shrui": lambda a, b: a >> b if 0 <= b < 64 else None,
     "select": lambda c, a, b: a if c else b,
+    "align": lambda a, b: (a + b - 1) & ~(b - 1),  # util.align (IREE's formula)
     "cmpi_eq": lambda a, b: int(a == b),
     "cmpi_ne": lambda a, b: int(a != b),
     "cmpi_ult": lambda a, b: int(a < b),
@@ -115,6 +116,11 @@ def _z3_apply(name: str, args: list[z3.ArithRef]) -> z3.ArithRef | None:
         return z3.If(a <= b, a, b)
     if name in ("maxui", "maxsi") and b is not None:
         return z3.If(a >= b, a, b)
+    if name == "align" and b is not None and z3.is_int_value(b):
+        n = b.as_long()  # type: ignore[attr-defined]
+        if n > 0 and not n & (n - 1):  # a power of two: round up to a multiple of it
+            return (a + n - 1) / n * n
+        return None
     if name == "select" and len(args) == 3:
         return z3.If(args[0] != 0, args[1], args[2])
     return None
@@ -151,8 +157,29 @@ class Ints:
             value = FOLDS[name](*args)
             if value is not None:
                 return value
+        exact = self._exact(name, args)
+        if exact is not None:
+            return exact
         label = f"{name}(" + ", ".join(self.render(a) for a in args) + ")"
         return self.sym(("apply", name, tuple(args)), label)
+
+    def _exact(self, name: str, args: tuple[IntExpr, ...]) -> IntExpr | None:
+        """Folds that hold for every value: `max(x, x) = min(x, x) = x`; a division of a
+        polynomial whose coefficients are all multiples of a positive constant divisor is exact
+        (`(4*d) / 4 = d`, whatever the rounding); `align(k*x, k) = k*x` for a power of two k."""
+        if name in ("minui", "minsi", "maxui", "maxsi") and len(args) == 2 and args[0] is args[1]:
+            return args[0]
+        if len(args) != 2 or type(args[1]) is not int or args[1] <= 0 or type(args[0]) is int:
+            return None
+        a, k = args[0], args[1]
+        divisible = a.const % k == 0 and all(c % k == 0 for _, c in a.terms)  # type: ignore[union-attr]
+        if not divisible:
+            return None
+        if name in ("divui", "divsi", "floordivsi", "ceildivui", "ceildivsi"):
+            return self._make({m: c // k for m, c in a.terms}, a.const // k)  # type: ignore[union-attr]
+        if name == "align" and not k & (k - 1):
+            return a
+        return None
 
     def _make(self, d: dict[Mono, int], c: int) -> IntExpr:
         items = tuple(sorted((m, k) for m, k in d.items() if k))

@@ -169,6 +169,42 @@ def _assert(m: Machine, op: Op) -> None:
     return
 
 
+@rule("cf.assert")
+def _cf_assert(m: Machine, op: Op) -> None:
+    # A runtime check, like hal.buffer_view.assert: no value effect (and no opaque op: the
+    # number of checks differs between stages, and opaque results are numbered by the world).
+    return
+
+
+@rule("hal.buffer_view.dim")
+def _buffer_view_dim(m: Machine, op: Op) -> None:
+    """A dim of a caller's buffer view: one unknown per (buffer view, index), the same in both
+    programs (it is not an opaque op, whose results depend on what ran before it)."""
+    attr = op.properties.get("index")
+    index = attr.value if isinstance(attr, IntegerAttr) else str(attr)
+    view = m.entry(op.operands[0])
+    key = ("arg", view.arg) if isinstance(view, BufView) and view.arg is not None else m.operand_key(op.operands[0])
+    label = f"dim{index}(arg{view.arg})" if isinstance(view, BufView) and view.arg is not None else f"dim{index}"
+    dim = m.ints.sym(("hal.buffer_view.dim", key, index), label)
+    m.facts.assume_nonneg(dim)
+    m.set(op.results[0], dim)
+
+
+@rule("util.align")
+def _align(m: Machine, op: Op) -> None:
+    """`util.align`: folded when both are known; else `align(v, n)`, which Z3 reads as
+    `((v + n - 1) / n) * n` for a constant power-of-two `n` (verify.refinement.ints)."""
+    m.set(op.results[0], m.ints.apply("align", m.integer(op.operands[0]), m.integer(op.operands[1])))
+
+
+@rule("util.assume.int")
+def _assume_int(m: Machine, op: Op) -> None:
+    # The results are the operands. (No facts: an assumption AFTER makes that BEFORE does not
+    # would be undefined behaviour AFTER adds, which a refinement may not assume away.)
+    for r, v in zip(op.results, op.operands):
+        m.set(r, m.entry(v))
+
+
 @rule("func.return", "util.return")
 def _return(m: Machine, op: Op) -> None:
     m.results = [m.entry(v) for v in op.operands]
