@@ -17,6 +17,7 @@ import numpy as np
 from runtime.memory import MemoryFault, ResourceRef
 from runtime.semaphore import Fence
 from runtime.status import ExecutionError, Status, StatusCode
+from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
@@ -65,7 +66,8 @@ HOST_RULES: RuleTable[Rule] = RuleTable(
     policy="refuse",
     requires=Requirement(where=host_op, unless=frozenset({
         "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
-    }), why="executable contents never run on the host"),
+    }) | (SYNTAX_ONLY - {"hal.buffer_view.dim"}),
+        why="executable contents never run on the host; SYNTAX_ONLY ops (stream.dialect.common) are refused as unknown ops"),
     module="runtime.host_ops",  # where the rules are written (and resource_ops for stream.resource.*)
 )
 

@@ -24,6 +24,7 @@ from runtime.memory import POISON, dtype_of
 from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
+from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -126,7 +127,8 @@ REFERENCE_RULES: RuleTable[Rule] = RuleTable(
     requires=Requirement(where=input_op, unless=frozenset({
         "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
         "hal.element_type", "hal.encoding_type", "hal.buffer_view.assert", "util.optimization_barrier",
-    }), why="executable contents; the hal helpers and optimization barriers appear only in lowered programs"),
+    }) | SYNTAX_ONLY, why="executable contents; the hal helpers and optimization barriers appear only in lowered programs; "
+        "SYNTAX_ONLY ops (stream.dialect.common) are refused as unknown ops"),
 )
 
 def rule(*names: str) -> Callable[[Rule], Rule]:

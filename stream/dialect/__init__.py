@@ -17,4 +17,5 @@ def load_all() -> None:
         stream_parameter,
         stream_resource,
         stream_tensor,
+        util_hal,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from stream.dialect.common import ANY, anyv, idx
 from stream.ir.attributes import Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, OpaqueAttr, TypeAttr
 from stream.ir.core import Op
-from stream.ir.format import ParseContext
+from stream.ir.format import Arg, ParseContext, directive
 from stream.ir.parser import Parser
 from stream.ir.printer import Printer
 from stream.ir.spec import Attr, OpSpec, Result, define
@@ -206,3 +206,48 @@ define(OpSpec(
     "`type` `(` $element_type `)` `encoding` `(` $encoding_type `)` attr-dict",
 ))
 
+
+
+# -- comparisons: `arith.cmpi sgt, %a, %b : i64` (the predicate is an i64 enum in the generic form)
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+
+
+def _predicate_directive(name: str, cases: tuple[str, ...]) -> None:
+    @directive(name)
+    class _Predicate:
+        @staticmethod
+        def parse(ctx: ParseContext, args: tuple[Arg, ...]) -> None:
+            tok = ctx.parser.lexer.next()
+            if tok.text not in cases:
+                raise ctx.parser.error(f"expected a comparison predicate ({', '.join(cases)})", tok)
+            ctx.attrs[args[0].name] = IntegerAttr(cases.index(tok.text), I64)
+
+        @staticmethod
+        def print(pr: Printer, op: Op, spec: OpSpec, args: tuple[Arg, ...]) -> None:
+            value = op.properties.get(args[0].name)
+            index = value.value if isinstance(value, IntegerAttr) else -1
+            pr.write(cases[index] if 0 <= index < len(cases) else str(index))
+
+
+_predicate_directive("CmpIPredicate", _CMPI)
+_predicate_directive("CmpFPredicate", _CMPF)
+
+
+def _compare_result(ctx: ParseContext) -> None:
+    ctx.types.setdefault("rhs", list(ctx.types.get("lhs", [])))
+    ctx.types.setdefault("result", [I1])
+
+
+for _cmp, _attrs, _directive in (("cmpi", (), "CmpIPredicate"), ("cmpf", (_FASTMATH,), "CmpFPredicate")):
+    define(OpSpec(
+        f"arith.{_cmp}",
+        operands=(anyv("lhs"), anyv("rhs")),
+        results=(Result("result", type=I1),),
+        attrs=(Attr("predicate", True), *_attrs),
+        levels=ANY,
+        traits=frozenset({"pure"}),
+        infer=_compare_result,
+        format=f"custom<{_directive}>($predicate) `,` $lhs `,` $rhs" + "".join(_FLAG_GROUP[a.name] for a in _attrs)
+        + " attr-dict `:` type($lhs)",
+    ))

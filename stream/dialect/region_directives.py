@@ -278,7 +278,7 @@ class ConstantValueList:
             types.append(t)
             size_uses.extend(shape)
             p.expect("=")
-            attrs.append(p.parse_attribute())
+            attrs.append(p.parse_attribute(typed_opaque=True))
             if not p.accept(","):
                 break
         ctx.types[results] = types

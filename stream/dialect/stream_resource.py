@@ -20,8 +20,10 @@ from stream.dialect.common import (
     unit,
 )
 from stream.ir.interfaces import Access, Alias, Effect, Sized, Timeline
-from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
-from stream.ir.types import I1
+from stream.ir.spec import Attr, Operand, OpSpec, RegionSpec, Result, define
+from stream.ir.types import I1, I64, OpaqueType
+
+FILE = OpaqueType("!stream.file")
 
 # -- resources -----------------------------------------------------------------------------------
 define(OpSpec(
@@ -308,3 +310,55 @@ for _dim in ("id", "count", "size"):
         attrs=(Attr("dimension", True, "int"),),
         format="`[` $dimension `]` attr-dict `:` type($result)",
     ))
+
+# -- host buffers and files (IREE's constant upload: an initializer maps or reads a parameter
+# archive's `!util.buffer`). Only their syntax is modelled: no accesses or timeline (their sizes only), so that the verifier
+# treats them as unmodelled ops (whatever depends on them is undecided, never proved).
+define(OpSpec(
+    "stream.resource.try_map",
+    operands=(anyv("source"), idx("source_offset"), idx("result_size")),
+    results=(Result("did_map", type=I1), rres("result")),
+    attrs=(AFFINITY,),
+    sized=Sized(results="result_size"),
+    levels=ASYNC_CMD,
+    asm_names=named("did_map", "result"),
+    format=f"{ON} $source `[` $source_offset `]` `:` type($source) `->` type($did_map) `,` type($result) "
+    "`` `{` $result_size `}` attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.file.constant",
+    operands=(anyv("source"), idx("source_size"), idx("source_offset"), idx("source_length")),
+    results=(Result("result", type=FILE),),
+    attrs=(AFFINITY,),
+    levels=ASYNC_CMD,
+    asm_names=named("file"),
+    format=f"{ON} $source `[` $source_offset `for` $source_length `]` `:` type($source) `` `{{` $source_size `}}` "
+    "`->` type($result) attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.file.read",
+    operands=(Operand("source", type=FILE), Operand("source_offset", type=I64), res("target"), idx("target_size"),
+              idx("target_offset"), idx("length"), tp("await_timepoint", "optional")),
+    results=(rtp(),),
+    attrs=(AFFINITY,),
+    sized=Sized((("target", "target_size"),)),
+    levels=ASYNC_CMD,
+    format=f"{ON} (`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? $source `[` $source_offset `]` `,` "
+    "$target `[` $target_offset `]` `,` $length `:` type($source) `->` type($target) `` `{` $target_size `}` "
+    "`=` `` `>` type($result_timepoint) attr-dict-with-keyword",
+))
+
+define(OpSpec(
+    "stream.file.write",
+    operands=(res("source"), idx("source_size"), idx("source_offset"), Operand("target", type=FILE),
+              Operand("target_offset", type=I64), idx("length"), tp("await_timepoint", "optional")),
+    results=(rtp(),),
+    attrs=(AFFINITY,),
+    sized=Sized((("source", "source_size"),)),
+    levels=ASYNC_CMD,
+    format=f"{ON} (`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? $source `[` $source_offset `]` `,` "
+    "$target `[` $target_offset `]` `,` $length `:` type($source) `` `{` $source_size `}` `->` type($target) "
+    "`=` `` `>` type($result_timepoint) attr-dict-with-keyword",
+))

@@ -299,7 +299,9 @@ def parse_attr_styled(p: Parser, attr: Attr) -> Attribute:
         if not p._adjacent("<"):
             raise p.error(f"expected '<...>' (the value of {attr.enum_prefix}<...>)")
         return OpaqueAttr(attr.enum_prefix + p._raw_balanced(p.lexer.pos))
-    return p.parse_attribute()
+    # As MLIR's parseAttribute: a dialect attribute may carry its type (`#stream.parameter.named<
+    # "scope"::"key"> : tensor<64xf32>`, an async.constant's value).
+    return p.parse_attribute(typed_opaque=True)
 
 
 def _parse_types(ctx: ParseContext, target: str) -> None:

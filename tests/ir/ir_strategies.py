@@ -15,6 +15,7 @@ name, so a result is only tied to the first occurrence of a value in the operand
 
 from __future__ import annotations
 
+import ir_recipes_host  # noqa: F401 (registers its recipes)
 import ir_recipes_parameters  # noqa: F401 (registers its recipes)
 import ir_recipes_resources  # noqa: F401 (registers its recipes)
 import ir_recipes_values  # noqa: F401 (registers its recipes)
@@ -70,9 +71,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "async": _family("stream.async."),
     "timepoint": _family("stream.timepoint."),
     "cmd": _family("stream.cmd."),
-    "resource": _family("stream.resource."),
+    "resource": _family("stream.resource.", "stream.file."),
     "arith_hal": _family("arith.", "hal.", "complex."),
-    "host": _family("func.", "util.", "test."),
+    "host": _family("func.", "util.", "test.", "cf."),
 }
 assert sorted(n for f in FAMILIES.values() for n in f) == sorted(RECIPES)
 

@@ -247,6 +247,52 @@ module @host attributes {stream.affinity.default = #hal.device.affinity<@dev0>} 
 }
 """
 
+# util/hal/cf host ops around Stream IR, checked with iree-opt (IREE 3.13) to print identically up
+# to value names (util.assume.int prints a trailing blank after its op name and each list but the
+# last: `~` marks them here).
+SAMPLES["util_hal"] = """\
+module {
+  util.global private mutable @state : !stream.resource<variable>
+  util.global private @constant__timepoint = #stream.timepoint<immediate> : !stream.timepoint
+  util.global private mutable @state__timepoint = #stream.timepoint<immediate> : !stream.timepoint
+  util.func public @host_ops(%arg0: !hal.buffer_view, %arg1: !hal.fence, %n: index, %buffer: !util.buffer) -> (!hal.fence, index) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c0_i64 = arith.constant 0 : i64
+    %c-1_i32 = arith.constant -1 : i32
+    %null = util.null : !hal.fence
+    %state = util.global.load @state : !stream.resource<variable>
+    %constant__timepoint = util.global.load immutable @constant__timepoint : !stream.timepoint
+    util.global.store %state, @state : !stream.resource<variable>
+    util.global.store %constant__timepoint, @state__timepoint : !stream.timepoint
+    %aligned = util.align %n, %c64 : index
+    %one = util.assume.int %n<umin = 0, umax = 1024> : index
+    %two:2 = util.assume.int~
+        %n[<umin = 64, umax = 64, udiv = 64>, <umin = 128, umax = 128, udiv = 128>],~
+        %aligned<udiv = 64>
+      : index, index
+    %dim = hal.buffer_view.dim<%arg0 : !hal.buffer_view>[0] : index
+    %ok = arith.cmpi sgt, %dim, %c0 : index
+    cf.assert %ok, "Expected dim size > 0."
+    %cst = arith.constant 1.000000e+00 : f32
+    %gt = arith.cmpf ugt, %cst, %cst : f32
+    %device_count = hal.devices.count : index
+    %device_0 = hal.devices.get %c0 : !hal.device
+    %fence = hal.fence.create device(%device_0 : !hal.device) flags("None") : !hal.fence
+    %fence_0 = hal.fence.join at([%fence, %arg1]) flags("None") -> !hal.fence
+    %status = hal.fence.query<%fence_0 : !hal.fence> : i32
+    hal.fence.signal<%fence : !hal.fence>
+    hal.fence.fail<%fence : !hal.fence> status(%status)
+    %status_1 = hal.fence.await until([%fence, %arg1]) timeout_millis(%c-1_i32) flags("None") : i32
+    %did_map, %result = stream.resource.try_map on(#hal.device.affinity<@dev0>) %buffer[%c0] : !util.buffer -> i1, !stream.resource<constant>{%c64}
+    %file = stream.file.constant on(#hal.device.affinity<@dev0>) %buffer[%c0 for %c64] : !util.buffer{%c64} -> !stream.file
+    %0 = stream.file.read on(#hal.device.affinity<@dev0>) await(%constant__timepoint) => %file[%c0_i64], %state[%c0], %c64 : !stream.file -> !stream.resource<variable>{%c64} => !stream.timepoint
+    %1 = stream.file.write : %state[%c0], %file[%c0_i64], %c64 : !stream.resource<variable>{%c64} -> !stream.file => !stream.timepoint
+    util.return %null, %device_count : !hal.fence, index
+  }
+}
+""".replace("~\n", " \n")
+
 SAMPLES["arith_hal"] = """\
 module {
   util.func public @arith_ops(%arg0: index, %arg1: i32, %arg2: f32, %arg3: i1, %arg4: !hal.buffer_view) -> index {

@@ -33,6 +33,7 @@ from typing import Any
 
 import z3
 
+from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr
 from stream.ir.core import Block, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -101,8 +102,9 @@ RULES: RuleTable[Rule] = RuleTable(
     Without a rule an op is opaque (fresh result terms, a havoc of every resource it takes: the
     default, `rules_host._opaque`); an op with regions and no rule is refused (exit 2).""",
     policy="conservative",
-    requires=Requirement(prefixes=("stream.", "flow.", "arith."), unless=frozenset(_NOT_RUN),
-                         why="executable contents and terminators are not run as ops"),
+    requires=Requirement(prefixes=("stream.", "flow.", "arith."), unless=frozenset(_NOT_RUN) | SYNTAX_ONLY,
+                         why="executable contents and terminators are not run as ops; SYNTAX_ONLY ops "
+                         "(stream.dialect.common) get the conservative default, as unknown ops"),
 )
 
 def rule(*names: str) -> Callable[[Rule], Rule]:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from stream.dialect.awaits import PURE_VALUE_DIALECTS
+from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.core import Op
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
@@ -65,8 +66,9 @@ EFFECTS: RuleTable[EffectRule] = RuleTable(
     conservatively (`unknown_op`: nothing done through it is ever proved) and every obligation
     it takes part in is undecided (`verify.unmodelled`), never a violation.""",
     policy="undecided",
-    requires=Requirement(prefixes=("stream.",), unless=PURE | EXECUTABLE_ONLY,
-                         why="pure ops and executable-only ops contribute nothing"),
+    requires=Requirement(prefixes=("stream.",), unless=PURE | EXECUTABLE_ONLY | SYNTAX_ONLY,
+                         why="pure ops and executable-only ops contribute nothing; SYNTAX_ONLY ops "
+                         "(stream.dialect.common) are unmodelled, as unknown ops"),
     module="verify.rules",  # where the rules are written (verify/rules/*.py)
 )
 
