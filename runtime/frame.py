@@ -66,8 +66,8 @@ HOST_RULES: RuleTable[Rule] = RuleTable(
     policy="refuse",
     requires=Requirement(where=host_op, unless=frozenset({
         "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.size",
-    }) | (SYNTAX_ONLY - {"hal.buffer_view.dim"}),
-        why="executable contents never run on the host; SYNTAX_ONLY ops (stream.dialect.common) are refused as unknown ops"),
+    }) | SYNTAX_ONLY,
+        why="executable contents never run on the host; SYNTAX_ONLY ops (stream.dialect.common) without a rule are refused as unknown ops"),
     module="runtime.host_ops",  # where the rules are written (and resource_ops for stream.resource.*)
 )
 

@@ -72,11 +72,12 @@ def results_then_timepoint(op: Op) -> list[str | None]:
 
 
 # Ops registered for their syntax (IREE 3.13 prints them around Stream IR: the pretty form of a
-# model reads back) that the executor, the reference interpreter and the verifier's effect and
-# refinement tables do not model yet. Each table that would require a rule for them exempts them
-# (`Requirement.unless`), so that they keep the behaviour of an unknown op there: the executor
-# refuses them (exit 2), the verifier makes what depends on them undecided, refinement treats
-# them as opaque. Remove an op from here when a layer gets a rule for it.
+# model reads back) whose semantics are not (or not everywhere) modelled. The tables that would
+# require a rule for every such op exempt them (`Requirement.unless`); a table may still have one
+# (the executor runs cmpi, cf.assert, util.align and util.assume.int; the verifier evaluates them in
+# verify/int_facts.py). Where a table has none they behave as an unknown op does: the executor
+# refuses them (exit 2), the verifier makes what depends on them undecided, refinement treats them
+# as opaque. Remove an op from here once every table that requires rules has one for it.
 SYNTAX_ONLY = OpSet("SYNTAX_ONLY", "Ops registered for their syntax only: the tables requiring a rule exempt them (they behave as unknown ops).", {
     "arith.cmpi", "arith.cmpf", "cf.assert",
     "util.null", "util.global.load", "util.global.store", "util.align", "util.assume.int",
