@@ -155,7 +155,18 @@ class Decider:
             symbolic.append(conj)
         if not symbolic:
             return Verdict("proved", "constant")
-        cond_ = self._guarded(ob, tuple(symbolic))
+        cond_ = tuple(symbolic)
+        v = self._cond_z3(ob, cond_)
+        if v.status != "proved":
+            # What the runtime checks before the op establish only strengthens the assumptions:
+            # asked only when the question is open without them (most queries never need them,
+            # and the guard joins every query on checked values into one closure).
+            guarded = self._guarded(ob, cond_)
+            if guarded is not cond_:
+                v = self._cond_z3(ob, guarded)
+        return v
+
+    def _cond_z3(self, ob: Obligation, cond_: Cond) -> Verdict:
         # Queries equal up to a renaming of atoms (the same layout in another region) have the
         # same answer: each distinct one is solved once. A cached failure is solved again for
         # its own counterexample values.
