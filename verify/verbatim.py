@@ -72,9 +72,15 @@ def _statements(body: str) -> list[str]:
     out: list[str] = []
     current: list[str] = []
     depth = 0
+    base: int | None = None
     for line in body.split("\n"):
         if not line.strip() and not current:
             continue
+        indent = len(line) - len(line.lstrip())
+        if base is None:
+            base = indent
+        if not current and out and indent > base:  # a continuation (`%r:2 = util.assume.int` then its operands)
+            current = [out.pop()]
         current.append(line)
         for c in re.sub(r'"(?:[^"\\]|\\.)*"', "", line):
             if c in "({[":
@@ -104,18 +110,20 @@ def _generic_pass_through(line: str, name: str) -> str | None:
     if "=" not in line or ":" not in line:
         return None
     results, rest = line.split("=", 1)
-    rest = rest.strip()[len(name):]
-    head, types = rest.rsplit(":", 1)
+    rest = rest.strip()
+    if not rest.startswith(name) or ":" not in rest:
+        return None
+    head, types = rest[len(name):].rsplit(":", 1)
     head = re.sub(r"<[^<>]*>", "", re.sub(r"\[[^\[\]]*\]", "", head))  # the assumptions
-    operands = re.findall(r"%[\w$.-]+", head)
+    operands = re.findall(r"%[\w$.-]+(?:#\d+)?", head)
     names = [r.strip() for r in results.split(",")]
     tys = [t.strip() for t in types.split(",")]
-    if len(names) != 1 or not operands or len(tys) != len(operands):
-        return None  # several results (`%r:2`) are left out: an offset using them is not read
-    n = len(operands) if name == "util.assume.int" else 1
-    if n != 1:
+    if name != "util.assume.int":  # a workload ordinal: `%r = ...ordinal %x, 0 : index`
+        operands = operands[:1]
+    count = int(names[0].split(":", 1)[1]) if len(names) == 1 and ":" in names[0] else len(names)
+    if len(names) != 1 or not operands or len(tys) != len(operands) or count != len(operands):
         return None
-    return f'{names[0]} = "{name}"({operands[0]}) : ({tys[0]}) -> {tys[0]}'
+    return f'{names[0]} = "{name}"({", ".join(operands)}) : ({", ".join(tys)}) -> ({", ".join(tys)})'
 
 
 def read_verbatim(text: str, export: str, location: Location | None = None) -> VerbatimRead | str:
@@ -150,10 +158,11 @@ def read_verbatim(text: str, export: str, location: Location | None = None) -> V
     for st in _statements(text[open_brace + 1 : body_end - 1]):
         op_match = _OP.match(st)
         name = op_match.group(1) if op_match else ""
-        single = "\n" not in st.strip() and not st.rstrip().endswith("{")
+        single = not any(line.rstrip().endswith("{") for line in st.split("\n"))  # no region
         keep = single and (name.startswith("arith.") or name in _READ) and (name in known or name in _PASS_THROUGH)
         if keep:
-            line = st.strip() if name in known else _generic_pass_through(st.strip(), name)
+            joined = " ".join(line.strip() for line in st.split("\n"))
+            line = joined if name in known else _generic_pass_through(joined, name)
             keep = line is not None
             if line is not None:
                 kept.append(line)
