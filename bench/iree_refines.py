@@ -29,7 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SUBDIR = "compiler/src/iree/compiler/Dialect/Stream/Transforms/test"
-CLASS_RE = re.compile(r"\b([A-Z][A-Z_]{3,}[A-Z])\b")
+# A violation line: `FILE:L:C: error: CLASS in @f...` (not "could not decide CLASS", which is undecided).
+CLASS_RE = re.compile(r"\berror: ([A-Z][A-Z_]{3,}[A-Z]) in @")
 
 
 def find_iree_opt() -> str | None:
@@ -62,7 +63,7 @@ def verdict(proc: subprocess.CompletedProcess[str]) -> str:
     if proc.returncode == 0:
         return "proved"
     if proc.returncode == 1:
-        classes = sorted({c for c in CLASS_RE.findall(out) if "_" in c})
+        classes = sorted(set(CLASS_RE.findall(out)))
         return "violated:" + ",".join(classes[:3]) if classes else "violated"
     if proc.returncode == 2:
         return "refused"
@@ -70,10 +71,10 @@ def verdict(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 def first_error(proc: subprocess.CompletedProcess[str]) -> str:
-    for line in (proc.stdout + proc.stderr).splitlines():
-        if "error:" in line or "VALUE_MISMATCH" in line:
-            return line.split("error:", 1)[-1].strip()[:90]
-    return ""
+    """The first refinement finding (VALUE_MISMATCH or why it is undecided), else the first error."""
+    lines = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "error:" in ln]
+    ranked = [ln for ln in lines if "VALUE_MISMATCH" in ln] or lines
+    return ranked[0].split("error:", 1)[-1].strip()[:110] if ranked else ""
 
 
 def run_case(iree_opt: str, flags: list[str], src: str, work: Path, timeout: float) -> tuple[str, str]:

@@ -29,7 +29,7 @@ from stream.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Location, Op, Value
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import spec_of
-from stream.ir.types import IndexType, IntegerType, TensorType, element_byte_width
+from stream.ir.types import IndexType, IntegerType, TensorType, element_byte_width, packed_bits
 
 __all__ = ["Expr", "Atom", "Symbols", "const"]
 
@@ -481,12 +481,16 @@ def _cast(s: Symbols, op: Op) -> list[Expr]:
 @evaluator("stream.tensor.sizeof")
 def _sizeof(s: Symbols, op: Op) -> list[Expr]:
     """The byte size of a dense row-major tensor: element bytes times the dims (dynamic dims are
-    the op's operands). Encoded tensors (padding, packing) get one atom per distinct
+    the op's operands). Encoded tensors (padding, packing) and sub-byte ones IREE packs
+    (`packed_bits`: i2, i4) get one atom per distinct
     (type, dims, affinity), so equal queries still give equal sizes."""
     attr = op.properties.get("encoding")
     t = attr.type if isinstance(attr, TypeAttr) else None
     dims = [s.expr(v) for v in op.operands]
-    if isinstance(t, TensorType) and t.encoding is None and t.shape is not None:
+    bits = packed_bits(t) if isinstance(t, TensorType) else None
+    if bits is not None and t.is_static:  # type: ignore[union-attr]
+        return [const(-(-(t.num_elements() or 0) * bits // 8))]  # type: ignore[union-attr]
+    if isinstance(t, TensorType) and t.encoding is None and t.shape is not None and bits is None:
         width = element_byte_width(t.element)
         if width is not None:
             size = const(width)

@@ -221,6 +221,23 @@ COMPLEX128 = ComplexType(F64)
 TIMEPOINT = TimepointType()
 
 
+PACKED_STORAGE = "#iree_encoding.packed_storage"
+
+
+def packed_bits(t: Type) -> int | None:
+    """The bits per element of a tensor IREE stores packed (ElementPackingUtils: i2 and i4 always,
+    8/bits elements per byte, the first in the low bits; i1 only with
+    `#iree_encoding.packed_storage`), else None (a whole number of bytes per element)."""
+    if not isinstance(t, TensorType) or not isinstance(t.element, IntegerType):
+        return None
+    bits = t.element.width
+    if bits in (2, 4) and t.encoding is None:
+        return bits
+    if bits in (1, 2, 4) and t.encoding is not None and str(t.encoding) == PACKED_STORAGE:
+        return bits
+    return None
+
+
 def element_byte_width(t: Type) -> int | None:
     """Bytes per element of a scalar type as stored in a resource, or None (`none`, a tensor, a
     timepoint, another dialect's type: no byte size). As IREE's `getRoundedElementByteWidth`: the

@@ -49,6 +49,7 @@ from stream.ir.types import (
     TensorType,
     Type,
     element_byte_width,
+    packed_bits,
 )
 from stream.ir.walk import FUNCTION_OPS, Function
 from stream.passes.block_builder import BlockBuilder, check_straight_line
@@ -135,6 +136,10 @@ class _Encoder:
         return self.values(op, group)[0]
 
     def width(self, op: Op, t: TensorType) -> int:
+        bits = packed_bits(t)
+        if bits is not None:
+            raise DiagnosticError.at(op.location, f"encode-tensors: elements of {t} are packed {8 // bits} to a byte "
+                                     "(IREE's sub-byte layout); addressing one is not supported")
         if t.encoding is not None:
             raise DiagnosticError.at(op.location, f"encode-tensors: tensor encodings are not supported ({t})")
         w = element_byte_width(t.element)
@@ -151,13 +156,21 @@ class _Encoder:
     def byte_size(self, op: Op, t: TensorType, dims: tuple[Value, ...]) -> Value:
         if t.shape is None:
             raise DiagnosticError.at(op.location, f"encode-tensors: unranked tensors have no size ({t})")
-        static = self.width(op, t)
+        bits = packed_bits(t)
+        static = 1 if bits is not None else self.width(op, t)
         for extent in t.shape:
             if extent is not None:
                 static *= extent
+        if bits is not None and not dims and static * bits % 8:
+            raise DiagnosticError.at(op.location, f"encode-tensors: {t} does not fill whole bytes")
         size = self.b.index(static)
         for dim in dims:
             size = self.b.mul(dim, size)
+        if bits is not None:  # IREE's calculateStorageElementCountInBytes: ceildivui(count, 8/bits)
+            if not dims:
+                return self.b.index(static * bits // 8)
+            per = self.b.index(8 // bits)
+            size = self.b.create("arith.ceildivui", {"lhs": size, "rhs": per}, {"result": size.type}, location=op.location).results[0]
         return size
 
     def offset(self, op: Op, t: TensorType, dims: tuple[Value, ...], indices: tuple[Value, ...]) -> Value:

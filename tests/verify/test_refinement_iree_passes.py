@@ -61,3 +61,121 @@ def test_cli_says_the_refinement_holds_where_in_has_no_obligation(
     assert f"; refines {before}" in capsys.readouterr().out
     # without --refines there is still nothing to verify in AFTER alone (exit 2)
     assert cli_main(["verify", str(after)]) == 2
+
+
+# -- sub-byte elements: IREE packs i2 and i4 (and i1 with packed_storage) 8/bits to a byte -------------
+def sizeof(t: str, dims: str = "") -> str:
+    args = "%d: index" if dims else ""
+    return f"""
+util.func public @f({args}) -> index {{
+  %0 = stream.tensor.sizeof {t}{dims} : index
+  util.return %0 : index
+}}
+"""
+
+
+def returns(value: str, body: str = "", args: str = "") -> str:
+    return f"""
+util.func public @f({args}) -> index {{
+{body}
+  util.return {value} : index
+}}
+"""
+
+
+@pytest.mark.parametrize("t,size", [
+    ("tensor<12xi4>", 6),  # two nibbles a byte
+    ("tensor<16xi2>", 4),
+    ("tensor<12xi1, #iree_encoding.packed_storage>", 2),  # 12 bits: the last byte half used
+    ("tensor<12xi1>", 12),  # without packed_storage an i1 takes a byte
+])
+def test_the_size_of_a_sub_byte_tensor_is_packed(t: str, size: int) -> None:
+    assert check(sizeof(t), returns("%c", f"  %c = arith.constant {size} : index")).ok
+    wrong = check(sizeof(t), returns("%c", f"  %c = arith.constant {size + 1} : index"))
+    assert not wrong.ok and wrong.mismatches
+
+
+def test_a_dynamic_sub_byte_size_is_a_ceiling_division() -> None:
+    # tensor<?x4xi4>{%d}: 4*%d nibbles in ceildivui(4*%d, 2) bytes, as IREE computes it
+    body = """  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %n = arith.muli %d, %c4 : index
+  %s = arith.ceildivui %n, %c2 : index"""
+    assert check(sizeof("tensor<?x4xi4>", "{%d}"), returns("%s", body, "%d: index")).ok
+
+
+CONSTANT_I2 = """
+util.func public @f() -> !stream.resource<constant> {
+  %0 = stream.tensor.constant : tensor<8xi2> in !stream.resource<constant> = dense<[0, 1, 2, 3, 3, 2, 1, 0]> : tensor<8xi2>
+  util.return %0 : !stream.resource<constant>
+}
+"""
+
+
+def packed_constant(values: str) -> str:
+    return f"""
+util.func public @f() -> !stream.resource<constant> {{
+  %c2 = arith.constant 2 : index
+  %0 = stream.async.constant : !stream.resource<constant>{{%c2}} = dense<[{values}]> : tensor<8xi2>
+  util.return %0 : !stream.resource<constant>
+}}
+"""
+
+
+def test_a_sub_byte_constant_is_packed_low_bits_first() -> None:
+    # IREE prints the i2 values signed (2 -> -2, 3 -> -1); the bytes are the same
+    assert check(CONSTANT_I2, packed_constant("0, 1, -2, -1, -1, -2, 1, 0")).ok
+    swapped = check(CONSTANT_I2, packed_constant("1, 0, -2, -1, -1, -2, 1, 0"))
+    assert not swapped.ok and swapped.mismatches  # constants compare whole: bytes [0, 2)
+
+
+SPLAT_I4 = """
+util.func public @f(%v: i4, %size: index) -> !stream.resource<*> {
+  %0 = stream.tensor.splat %v : i4 -> tensor<?xi4>{%size} in !stream.resource<*>{%size}
+  util.return %0 : !stream.resource<*>
+}
+"""
+
+
+def packed_splat(second: str) -> str:
+    return f"""
+util.func public @f(%arg0: i4, %arg1: index) -> !stream.resource<*> {{
+  %c4_i8 = arith.constant 4 : i8
+  %0 = arith.extui %arg0 : i4 to i8
+  %1 = arith.shli %0, %c4_i8 : i8
+  %2 = arith.ori %1, {second} : i8
+  %3 = stream.async.splat %2 : i8 -> !stream.resource<*>{{%arg1}}
+  util.return %3 : !stream.resource<*>
+}}
+"""
+
+
+def test_a_sub_byte_splat_repeats_the_element_in_each_byte() -> None:
+    assert check(SPLAT_I4, packed_splat("%0")).ok
+    assert not check(SPLAT_I4, packed_splat("%c4_i8")).ok  # the low nibble is not the element
+
+
+def test_a_sub_byte_fill_is_undecided_not_a_mismatch() -> None:
+    before = """
+util.func public @f(%v: i4, %t: !stream.resource<*>, %size: index) -> !stream.resource<*> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %0 = stream.tensor.fill %v, %t[%c0 for %c2] : i4 -> tensor<8xi4> in %t as !stream.resource<*>{%size}
+  util.return %0 : !stream.resource<*>
+}
+"""
+    report = check(before, before)
+    assert report.mismatches == [] and report.unknowns
+    assert "packs 2 elements per byte" in report.unknowns[0].reason
+
+
+def test_streamproofs_own_encoder_packs_sub_byte_sizes_as_iree_does() -> None:
+    from stream.ir import print_module
+    from stream.passes import parse_pipeline, run_pipeline
+
+    for t, dims, expect in (("tensor<12xi4>", "", "arith.constant 6 : index"),
+                            ("tensor<?x4xi4>", "{%d}", "arith.ceildivui")):
+        before = parse_module(sizeof(t, dims), "before.mlir")
+        after, _ = run_pipeline(before, parse_pipeline("encode-tensors"), verify="none")
+        assert expect in print_module(after)
+        assert check_refinement(before, after).ok

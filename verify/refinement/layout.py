@@ -15,7 +15,7 @@ import struct
 from collections.abc import Sequence
 
 from stream.ir.attributes import DenseAttr, float_bits
-from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, Type, element_byte_width
+from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, Type, element_byte_width, packed_bits
 from verify.refinement.ints import IntExpr, Ints
 from verify.refinement.solver import Facts, Undecided
 from verify.refinement.terms import Scalar, ScalarTerm
@@ -28,6 +28,10 @@ MAX_RUNS = 4096
 
 def element_width(t: Type, what: str) -> int:
     if isinstance(t, TensorType):
+        bits = packed_bits(t)
+        if bits is not None:
+            raise Undecided(f"{what}: {t} packs {8 // bits} elements per byte (IREE's sub-byte layout); "
+                            "its element accesses are not modelled")
         if t.encoding is not None:
             raise Undecided(f"{what}: tensors with an encoding ({t}) have no known byte layout")
         t = t.element
@@ -65,7 +69,13 @@ def shape_of(t: TensorType, dims: Sequence[IntExpr], what: str) -> list[IntExpr]
 
 
 def tensor_bytes(ints: Ints, t: TensorType, dims: Sequence[IntExpr], what: str) -> IntExpr:
-    return ints.mul(ints.product(shape_of(t, dims, what)), element_width(t, what))
+    count = ints.product(shape_of(t, dims, what))
+    bits = packed_bits(t)
+    if bits is not None:  # IREE's calculateStorageElementCountInBytes: ceildivui(count, 8/bits)
+        if t.encoding is None and type(count) is int and count * bits % 8:  # type: ignore[operator]
+            raise Undecided(f"{what}: {t} does not fill whole bytes (IREE refuses to size it)")
+        return ints.apply("ceildivui", count, 8 // bits)
+    return ints.mul(count, element_width(t, what))
 
 
 def runs(
@@ -156,11 +166,16 @@ def decode_dense(attr: DenseAttr) -> bytes | None:
     """The bytes of a `dense<...> : tensor<...>` constant, or None when the body is not a plain
     list of numbers (the caller then keys the constant by its text)."""
     t = attr.type
-    if not isinstance(t, TensorType) or not t.is_static or t.encoding is not None:
+    if not isinstance(t, TensorType) or not t.is_static:
+        return None
+    bits = packed_bits(t)
+    if t.encoding is not None and bits is None:
         return None
     count = t.num_elements()
     assert count is not None
     body = attr.body.strip()
+    if bits is not None:
+        return _packed_dense(body, count, bits)
     w = element_byte_width(t.element)
     if w is None:
         return None
@@ -180,6 +195,32 @@ def decode_dense(attr: DenseAttr) -> bytes | None:
     if len(encoded) != count:
         return None
     return b"".join(encoded)
+
+
+def _packed_dense(body: str, count: int, bits: int) -> bytes | None:
+    """A dense sub-byte constant packed as IREE stores it: element i in bits
+    `(i % per) * bits` of byte `i // per`, `per = 8 // bits` (two's complement, low bits kept)."""
+    if "(" in body or '"' in body:
+        return None
+    tokens = [x for x in body.replace("[", " ").replace("]", " ").replace(",", " ").split() if x]
+    values: list[int] = []
+    for x in tokens:
+        if x in ("true", "false"):
+            values.append(int(x == "true"))
+            continue
+        try:
+            values.append(int(x, 0))
+        except ValueError:
+            return None
+    if len(values) == 1:
+        values = values * count
+    if len(values) != count:
+        return None
+    per, mask = 8 // bits, (1 << bits) - 1
+    out = bytearray(-(-count // per))  # a partial last byte is padded with zero bits
+    for i, v in enumerate(values):
+        out[i // per] |= (v & mask) << ((i % per) * bits)
+    return bytes(out)
 
 
 def scalar_pattern(value: Scalar, t: Type) -> bytes | None:

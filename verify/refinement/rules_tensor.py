@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from stream.ir.attributes import ArrayAttr, TypeAttr
 from stream.ir.core import Op
-from stream.ir.types import ResourceType, TensorType, Type
-from verify.refinement.ints import IntExpr
+from stream.ir.types import IntegerType, ResourceType, TensorType, Type, packed_bits
+from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.layout import element_offset, element_width, shape_of, split_dims, tensor_bytes
 from verify.refinement.machine import BufView, Machine, Res, groups, rule, tied_in_group
 from verify.refinement.rules_flow import box_runs, gather, load_scalar, scatter, splat_bytes
@@ -80,7 +80,7 @@ def _sizeof(m: Machine, op: Op) -> None:
     v = groups(op)
     t = encoding(op, "encoding")
     dims = m.ints_of(v.encoding_dims)
-    if t.encoding is not None:
+    if t.encoding is not None and packed_bits(t) is None:
         text = f"sizeof({t})"
         m.set(op.results[0], m.ints.sym(("sizeof", str(t), tuple(dims)), text))
     else:
@@ -106,7 +106,18 @@ def _splat(m: Machine, op: Op) -> None:
     v = groups(op)
     t = encoding(op, "result_encoding")
     size = m.integer(v.result_size)
-    m.set(op.results[0], m.fresh(splat_bytes(m, op, m.scalar(v.value), t.element, size), op))
+    value, value_type = m.scalar(v.value), t.element
+    bits = packed_bits(t)
+    if bits is not None:
+        # IREE's packed splat byte (EncodeTensors' canonicalizeFillPattern): the element
+        # zero-extended to i8, then `p = (p << bits) | v` once per further element of the byte.
+        if type(value) is not int and not isinstance(value, Poly):
+            raise Undecided(f"{op.name}: a splat of {t} by a value that is not an integer")
+        pattern: IntExpr = value  # type: ignore[assignment]
+        for _ in range(8 // bits - 1):
+            pattern = m.ints.apply("ori", m.ints.apply("shli", pattern, bits), value)  # type: ignore[arg-type]
+        value, value_type = pattern, IntegerType(8)
+    m.set(op.results[0], m.fresh(splat_bytes(m, op, value, value_type, size), op))
 
 
 @rule("stream.tensor.clone")

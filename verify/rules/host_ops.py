@@ -20,7 +20,7 @@ from __future__ import annotations
 from stream.dialect.abi import handed_pairs
 from stream.ir.attributes import TypeAttr
 from stream.ir.core import Op, Value
-from stream.ir.types import ResourceType, TensorType, element_byte_width
+from stream.ir.types import ResourceType, TensorType, element_byte_width, packed_bits
 from verify.events import Site
 from verify.model import READ, Access, Builder, RangeCheck
 from verify.rules.table import effect
@@ -48,7 +48,7 @@ def tensor_export(b: Builder, op: Op) -> None:
 
 def _encoding_fits(b: Builder, site: Site, op: Op, source: Value, access: Access | None) -> None:
     """The caller reads the exported tensor's bytes (a static encoding's element count times its
-    element's byte size: 16 complex<f32> take 128): they must lie in the resource, or the export
+    element's byte size: 16 complex<f32> take 128; 4 i4 take 2, packed as IREE does): they must lie in the resource, or the export
     reads past its end (OUT_OF_BOUNDS; the executor faults there too). A resource exactly that
     size needs no obligation."""
     enc = op.properties.get("source_encoding")
@@ -57,9 +57,13 @@ def _encoding_fits(b: Builder, site: Site, op: Op, source: Value, access: Access
         return
     width, count = element_byte_width(t.element), t.num_elements()
     view = b.storage.view(source)
-    if width is None or count is None or view is None or view.size == const(count * width):
+    if width is None or count is None or view is None:
         return
-    b.model.ranges.append(RangeCheck(site, op, f"the {t} it exports", ZERO, const(count * width), view.size, access, source))
+    bits = packed_bits(t)  # i2, i4: IREE packs 8/bits to a byte
+    nbytes = -(-count * bits // 8) if bits is not None else count * width
+    if view.size == const(nbytes):
+        return
+    b.model.ranges.append(RangeCheck(site, op, f"the {t} it exports", ZERO, const(nbytes), view.size, access, source))
 
 
 @effect("func.return", "util.return")
