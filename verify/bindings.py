@@ -13,8 +13,8 @@ executable function's arguments are the dispatch's uniform operands (non-binding
 order) and resources (binding arguments, in order), as IREE's `makeOperandToArgMap` and
 `makeResourceToArgMap` map them. The offset and dynamic dims of each subspan are interpreted
 over the verifier's symbolic integers (`verify.symbolic`: affine forms over atoms, facts for
-products and quotients), with the halves of a split index tracked exactly (`_Lo`, `_Hi`,
-`_HiShifted`: `ori(extui(lo(x)), shli(extui(hi(x)), 32))` is `x`, for every 64-bit `x`).
+products and quotients; the interpreter is `verify.exec_arith`), with the halves of a split index
+tracked exactly (`ori(extui(lo(x)), shli(extui(hi(x)), 32))` is `x`, for every 64-bit `x`).
 Each subspan gives the byte range `[off + s, off + s + size)` of the resource (`off` the
 binding's offset, `s` the subspan's offset, `size` the byte size of its tensor type),
 intersected with the binding's range: the dispatch touches at most those bytes of the binding,
@@ -26,7 +26,7 @@ only an upper bound, good for the access and not for that check.
 A binding keeps its whole range, with a note saying why, when the executable cannot be read:
 no executable or function in the module for an entry point, a binding argument used by anything
 but `stream.binding.subspan`, an op in an offset or size computation that is not interpreted
-here (`SUBSPAN_RULES`, plus the verifier's evaluators of index arithmetic), a tensor type without a byte
+here (`verify.exec_arith.SUBSPAN_RULES`, plus the verifier's evaluators of index arithmetic), a tensor type without a byte
 size (an encoding, an unranked tensor, an element without a byte width). Several entry points
 (one per target) give the union of their subspans.
 """
@@ -35,55 +35,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import z3
 
-from stream.ir.attributes import ArrayAttr, IntegerAttr, StringAttr, SymbolRefAttr
+from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError, SourceFile
-from stream.ir.rule_table import RuleTable
 from stream.ir.spec import spec_of
-from stream.ir.types import IndexType, IntegerType, OpaqueType, TensorType, Type, element_byte_width
+from stream.ir.types import IndexType, OpaqueType, TensorType, Type, element_byte_width
 from stream.ir.walk import FUNCTION_OPS
+from verify.exec_arith import SUBSPAN_RULES, Domain, Interpreter, Unreadable, caller_value
 from verify.symbolic import EVALUATORS, Expr, Symbols, const
-from verify.verbatim import VERBATIM, read_verbatim
+from verify.verbatim import SSA_PREFIX, VERBATIM, read_verbatim
 
-__all__ = ["narrowed_bindings", "BindingContext", "Narrowing", "Span"]
+__all__ = ["narrowed_bindings", "BindingContext", "Narrowing", "Span", "read_entry", "subspan_size", "Entry", "Subspan", "SymDomain"]
 
 _BINDING = "!stream.binding"
 _DISPATCH_TENSOR = "!iree_tensor_ext.dispatch.tensor<"
 
 
-@dataclass(frozen=True, slots=True)
-class _Lo:
-    """The low 32 bits of the index `x` (an `i32` or its extension)."""
-
-    x: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class _Hi:
-    """The high 32 bits of the index `x`."""
-
-    x: Expr
-
-
-@dataclass(frozen=True, slots=True)
-class _HiShifted:
-    """The high 32 bits of `x`, shifted back into place (`x` with its low 32 bits cleared)."""
-
-    x: Expr
-
-
-Val = Expr | _Lo | _Hi | _HiShifted
-
-
-class Unreadable(Exception):
-    """The executable cannot be read here; the message says why."""
-
-
 @dataclass(slots=True)
-class _Subspan:
+class Subspan:
     binding: int  # index among the function's binding arguments
     op: Op
     element_bytes: int
@@ -103,14 +76,17 @@ class Span:
 
 
 @dataclass(slots=True)
-class _Entry:
+class Entry:
     """What one exported function says about its bindings, independent of the dispatch site:
     its uniform arguments (in order), per binding the subspans (or why it cannot be read), and
     the defining op of each value of its entry block."""
 
     uniforms: list[Value]
-    subspans: list[list[_Subspan] | str]
+    subspans: list[list[Subspan] | str]
     defs: dict[Value, Op]
+    # uniform arguments used only to compute subspan offsets: they say where the kernel reads
+    # and writes, not what it computes (the refinement leaves them out of the kernel's terms)
+    offset_only: frozenset[int] = frozenset()
 
 
 @dataclass(slots=True)
@@ -119,7 +95,7 @@ class BindingContext:
 
     module: Module | None
     caller: Op
-    entries: dict[tuple[str, str], _Entry | str] = field(default_factory=dict)
+    entries: dict[tuple[str, str], Entry | str] = field(default_factory=dict)
     _defs: dict[Value, Op] | None = None
 
     @property
@@ -153,12 +129,16 @@ def narrowed_bindings(sym: Symbols, ctx: BindingContext, op: Op, bindings: list[
     uniforms = list(spec.operand_group(op, "uniform_operands"))
     for ref in refs:
         name = f"@{ref.root}::@{ref.nested[0]}" if len(ref.nested) == 1 else str(ref)
-        entry = _entry(ctx, ref)
+        entry = read_entry(ctx, ref)
         if isinstance(entry, str):
             return Narrowing(whole, [f"{name}: {entry}"])
         if len(entry.uniforms) != len(uniforms) or len(entry.subspans) != len(bindings):
             return Narrowing(whole, [f"{name}: the function's arguments do not match the dispatch"])
-        interp = _Interpreter(sym, entry.defs, {a: _caller_value(sym, ctx, v) for a, v in zip(entry.uniforms, uniforms)})
+        dom = SymDomain(sym)
+        try:
+            interp = Interpreter(dom, entry.defs, {a: caller_value(dom, ctx.defs, v) for a, v in zip(entry.uniforms, uniforms)})
+        except Unreadable as e:
+            return Narrowing(whole, [f"{name}: {e}"])
         for j, subs in enumerate(entry.subspans):
             if why[j] is not None:
                 continue
@@ -175,7 +155,7 @@ def narrowed_bindings(sym: Symbols, ctx: BindingContext, op: Op, bindings: list[
 
 
 # -- the exported function ---------------------------------------------------------------------
-def _entry(ctx: BindingContext, ref: SymbolRefAttr) -> _Entry | str:
+def read_entry(ctx: BindingContext, ref: SymbolRefAttr) -> Entry | str:
     key = (ref.root, ref.nested[0] if ref.nested else "")
     hit = ctx.entries.get(key)
     if hit is None:
@@ -184,19 +164,20 @@ def _entry(ctx: BindingContext, ref: SymbolRefAttr) -> _Entry | str:
     return hit
 
 
-def _read_entry(module: Module | None, ref: SymbolRefAttr) -> _Entry | str:
+def _read_entry(module: Module | None, ref: SymbolRefAttr) -> Entry | str:
     ex = module.lookup(ref.root) if module is not None and len(ref.nested) == 1 else None
     if ex is None or ex.name != "stream.executable" or not ex.regions or not ex.regions[0].blocks:
         return "no executable in the module"
     body = ex.regions[0].blocks[0].ops
     verbatim = next((o for o in body if o.name == VERBATIM), None)
     unread: dict[int, str] = {}
+    mentioned: frozenset[str] | None = None
     if verbatim is not None:
         text = verbatim.properties.get("text")
         read = read_verbatim(text.value if isinstance(text, StringAttr) else "", ref.nested[0], verbatim.location)
         if isinstance(read, str):
             return read
-        body, unread = read.ops, read.unread
+        body, unread, mentioned = read.ops, read.unread, read.mentioned
     export = next((o for o in body if o.name == "stream.executable.export" and _sym(o) == ref.nested[0]), None)
     fref = export.properties.get("function_ref") if export is not None else None
     if not isinstance(fref, SymbolRefAttr) or fref.nested:
@@ -211,7 +192,7 @@ def _read_entry(module: Module | None, ref: SymbolRefAttr) -> _Entry | str:
     args = block.arguments
     bindings = [a for a in args if _is_binding(a.type)]
     uniforms = [a for a in args if not _is_binding(a.type)]
-    subspans: list[list[_Subspan] | str] = [[] for _ in bindings]
+    subspans: list[list[Subspan] | str] = [[] for _ in bindings]
     index = {a: j for j, a in enumerate(bindings)}
     for o in func.walk():
         for k, v in enumerate(o.operands):
@@ -234,7 +215,36 @@ def _read_entry(module: Module | None, ref: SymbolRefAttr) -> _Entry | str:
     for j, entry in enumerate(subspans):
         if isinstance(entry, list) and any(s.op not in top for s in entry):
             subspans[j] = "a subspan nested in a region"
-    return _Entry(uniforms, subspans, defs)
+    return Entry(uniforms, subspans, defs, _offset_only(func, uniforms, mentioned))
+
+
+def _offset_only(func: Op, uniforms: list[Value], mentioned: frozenset[str] | None) -> frozenset[int]:
+    """The uniform arguments whose every use, through the interpreted arithmetic, ends as the
+    byte offset of a subspan (`mentioned`: for a verbatim body, the names the statements not
+    read use; a value among them has uses that are not seen)."""
+    uses: dict[Value, list[tuple[Op, int]]] = {}
+    for o in func.walk():
+        for k, v in enumerate(o.operands):
+            uses.setdefault(v, []).append((o, k))
+
+    def only(v: Value, seen: set[Value]) -> bool:
+        if v in seen:
+            return True
+        seen.add(v)
+        hint = v.name_hint or ""
+        if mentioned is not None and hint.startswith(SSA_PREFIX) and hint[len(SSA_PREFIX):] in mentioned:
+            return False
+        for o, k in uses.get(v, ()):
+            if o.name == "stream.binding.subspan":
+                if k != 1:
+                    return False
+            elif o.name not in SUBSPAN_RULES and o.name not in EVALUATORS:
+                return False
+            elif not all(only(r, seen) for r in o.results):
+                return False
+        return True
+
+    return frozenset(i for i, u in enumerate(uniforms) if uses.get(u) and only(u, set()))
 
 
 def _sym(op: Op) -> str | None:
@@ -246,7 +256,7 @@ def _is_binding(t: Type) -> bool:
     return isinstance(t, OpaqueType) and t.text == _BINDING
 
 
-def _subspan(op: Op, binding: int) -> _Subspan | str:
+def _subspan(op: Op, binding: int) -> Subspan | str:
     t = op.results[0].type if op.results else None
     text = t.text if isinstance(t, OpaqueType) else ""
     if not text.startswith(_DISPATCH_TENSOR) or ":" not in text or not text.endswith(">"):
@@ -267,163 +277,57 @@ def _subspan(op: Op, binding: int) -> _Subspan | str:
     exact = isinstance(element, IndexType) or (isinstance(bits, int) and bits == 8 * width)
     if sum(d is None for d in shape) != len(op.operands) - 2:
         return "a subspan whose dynamic dims do not match its type"
-    return _Subspan(binding, op, width, shape, exact)
+    return Subspan(binding, op, width, shape, exact)
 
 
-# -- the caller's uniform operands ---------------------------------------------------------------
-def _width(t: Type) -> int:
-    return t.width if isinstance(t, IntegerType) else 64
+# -- the verifier's domain -----------------------------------------------------------------------
+class SymDomain(Domain):
+    """The verifier's affine expressions (`verify.symbolic`); products and quotients of unknowns
+    are atoms with facts, through the verifier's `EVALUATORS`."""
 
-
-def _caller_value(sym: Symbols, ctx: BindingContext, v: Value) -> Val:
-    """A uniform operand as the executable receives it: a constant truncated to its width, the
-    low or high half of an index, else the verifier's expression of it."""
-    e = sym.expr(v)
-    width = _width(v.type)
-    if e.is_const:
-        return const(e.const & ((1 << width) - 1))
-    d = ctx.defs.get(v)
-    if d is not None and width == 32 and d.name in ("arith.index_castui", "arith.trunci") and d.operands:
-        src = d.operands[0]
-        shr = ctx.defs.get(src)
-        if d.name == "arith.trunci" and shr is not None and shr.name == "arith.shrui" and _is_const(sym, shr.operands[1], 32):
-            x = sym.expr(shr.operands[0])
-            return const((x.const >> 32) & 0xFFFFFFFF) if x.is_const else _Hi(x)
-        if _width(src.type) == 64:
-            x = sym.expr(src)
-            return const(x.const & 0xFFFFFFFF) if x.is_const else _Lo(x)
-    return e
-
-
-def _is_const(sym: Symbols, v: Value, n: int) -> bool:
-    e = sym.expr(v)
-    return e.is_const and e.const == n
-
-
-# -- the executable's index arithmetic ------------------------------------------------------------
-Rule = Callable[["_Interpreter", Op], list[Val]]
-SUBSPAN_RULES: RuleTable[Rule] = RuleTable(
-    "SUBSPAN_RULES",
-    """The value of each result of an op of an executable's offset and size arithmetic, in the
-    caller's terms (`fn(interpreter, op) -> [value]`): an integer expression or a half of a split
-    index. Ops without a rule here fall back to the verifier's `EVALUATORS`; an op in neither
-    leaves the binding whole (the dispatch may touch all of it), with a note in the report.""",
-    policy="refuse",
-)
-_rule = SUBSPAN_RULES.register
-
-
-class _Interpreter:
-    """Values of the executable's entry block, in the caller's symbolic terms."""
-
-    def __init__(self, sym: Symbols, defs: dict[Value, Op], args: dict[Value, Val]) -> None:
+    def __init__(self, sym: Symbols) -> None:
         self.sym = sym
-        self.defs = defs
-        self.values: dict[Value, Val] = dict(args)
 
-    def value(self, v: Value) -> Val:
-        hit = self.values.get(v)
-        if hit is not None:
-            return hit
-        op = self.defs.get(v)
-        if op is None:
-            raise Unreadable("an offset from outside the function's entry block")
-        rule = SUBSPAN_RULES.get(op.name)
-        if rule is not None:
-            results = rule(self, op)
-        elif op.name in EVALUATORS:
-            results = self._evaluate(op)
-        else:
-            raise Unreadable(f"'{op.name}' in an offset or size computation")
-        for r, x in zip(op.results, results):
-            self.values[r] = x
-        return self.values[v]
+    def const(self, n: int) -> Expr:
+        return const(n)
 
-    def expr(self, v: Value) -> Expr:
-        """The value as an integer expression: the low half of an index alone is the index (the
-        verifier's assumption that index arithmetic does not wrap, `verify.symbolic`)."""
-        x = self.value(v)
-        if isinstance(x, Expr):
-            return x
-        if isinstance(x, _Lo):
-            return x.x
-        raise Unreadable("the high half of an index used alone")
+    def known(self, x: Any) -> int | None:
+        return x.const if isinstance(x, Expr) and x.is_const else None
 
-    def _evaluate(self, op: Op) -> list[Val]:
-        """An op of the verifier's index arithmetic (`verify.symbolic.EVALUATORS`)."""
-        for v in op.operands:
-            if isinstance(v.type, (IndexType, IntegerType)):
-                self.sym.define(v, self.expr(v))
-        return list(EVALUATORS[op.name](self.sym, op))
+    def scale(self, x: Any, k: int) -> Expr:
+        assert isinstance(x, Expr)
+        return x.scale(k)
 
+    def same(self, a: Any, b: Any) -> bool:
+        return bool(a == b)
 
-@_rule("arith.constant")
-def _constant(it: _Interpreter, op: Op) -> list[Val]:
-    attr = op.properties.get("value")
-    if not isinstance(attr, IntegerAttr):
-        raise Unreadable("a non-integer constant in an offset")
-    return [const(attr.value)]
+    def caller(self, v: Value) -> Expr:
+        return self.sym.expr(v)
 
-
-@_rule("arith.extui", "arith.index_castui", "arith.index_cast", "arith.extsi", "arith.trunci")
-def _cast(it: _Interpreter, op: Op) -> list[Val]:
-    x = it.value(op.operands[0])
-    src, dst = _width(op.operands[0].type), _width(op.results[0].type)
-    if isinstance(x, Expr) and x.is_const:
-        n = x.const & ((1 << src) - 1)
-        if op.name in ("arith.extsi", "arith.index_cast") and n >> (src - 1):
-            raise Unreadable("a negative offset")
-        return [const(n & ((1 << dst) - 1))]
-    if isinstance(x, Expr) or (dst >= src and op.name in ("arith.extui", "arith.index_castui")):
-        return [x]  # an expression: no wrap (verify.symbolic); a half of an index: widened
-    raise Unreadable(f"'{op.name}' of a half of an index")
-
-
-@_rule("arith.shli")
-def _shli(it: _Interpreter, op: Op) -> list[Val]:
-    x, k = it.value(op.operands[0]), it.expr(op.operands[1])
-    if not k.is_const:
-        raise Unreadable("a shift by a variable amount")
-    width = _width(op.results[0].type)
-    if isinstance(x, _Hi) and k.const == 32:
-        return [_HiShifted(x.x)]
-    if isinstance(x, Expr):
-        if x.is_const:
-            return [const((x.const << k.const) & ((1 << width) - 1))]
-        return [x.scale(1 << k.const)]  # no wrap (verify.symbolic)
-    raise Unreadable("a shifted half of an index")
-
-
-@_rule("arith.ori")
-def _ori(it: _Interpreter, op: Op) -> list[Val]:
-    a, b = it.value(op.operands[0]), it.value(op.operands[1])
-    if isinstance(a, Expr) and isinstance(b, Expr) and a.is_const and b.is_const:
-        return [const(a.const | b.const)]
-    for x, y in ((a, b), (b, a)):
-        if isinstance(x, _Lo) and isinstance(y, _HiShifted) and x.x == y.x:
-            return [x.x]
-        if isinstance(y, Expr) and y.is_const and y.const == 0:
-            return [x]
-    raise Unreadable("'arith.ori' of values that are not the halves of one index")
-
-
-@_rule("util.assume.int", "iree_tensor_ext.dispatch.workload.ordinal")
-def _same(it: _Interpreter, op: Op) -> list[Val]:
-    """Values passed through: an assumption adds no fact here (sound: it only narrows), a
-    workload ordinal is its operand."""
-    n = len(op.results)
-    return [it.value(v) for v in op.operands[:n]]
+    def arith(self, op: Op, operands: list[Any]) -> list[Any] | None:
+        fn = EVALUATORS.get(op.name)
+        if fn is None:
+            return None
+        for v, x in zip(op.operands, operands):
+            self.sym.define(v, x)
+        return list(fn(self.sym, op))
 
 
 # -- the range of one subspan ---------------------------------------------------------------------
-def _range(sym: Symbols, it: _Interpreter, s: _Subspan, offset: Expr, length: Expr) -> Span:
-    """`[offset + so, + size)` clipped to the binding `[offset, offset + length)`."""
-    so = it.expr(s.op.operands[1])
+def subspan_size(dom: Domain, it: Interpreter, s: Subspan, mul: Callable[[Any, Any], Any]) -> Any:
+    """The byte size of the subspan's tensor: element bytes times its dims (dynamic ones from
+    the subspan's operands)."""
     dims = iter(s.op.operands[2:])
-    size = const(s.element_bytes)
+    size = dom.const(s.element_bytes)
     for d in s.shape:
-        e = const(d) if d is not None else it.expr(next(dims))
-        size = _times(sym, size, e)
+        size = mul(size, dom.const(d) if d is not None else it.integer(next(dims)))
+    return size
+
+
+def _range(sym: Symbols, it: Interpreter, s: Subspan, offset: Expr, length: Expr) -> Span:
+    """`[offset + so, + size)` clipped to the binding `[offset, offset + length)`."""
+    so = it.integer(s.op.operands[1])
+    size = subspan_size(it.dom, it, s, lambda a, b: _times(sym, a, b))
     slack = length - so - size
     fit = (so, size) if s.exact else None
     if slack.const >= 0 and all(k > 0 for _, k in slack.terms):  # atoms are >= 0: it fits for all values

@@ -37,10 +37,17 @@ _READ = OpSet(
 )
 
 
+# The body read renames every SSA value `%x` to `%sp_x`, a name the parser keeps as a hint (it
+# drops printer-made ones such as `%4`), so that a value can be matched to the text's names.
+SSA_PREFIX = "sp_"
+_SSA = re.compile(r"%([\w$.-]+)")
+
+
 @dataclass(slots=True)
 class VerbatimRead:
     ops: tuple[Op, ...]  # the executable body: the export and a `builtin.module` with the function
     unread: dict[int, str] = field(default_factory=dict)  # binding index -> why it is not narrowed
+    mentioned: frozenset[str] = frozenset()  # the SSA names the statements not read use
 
 
 def _unquote(sym: str) -> str:
@@ -155,6 +162,7 @@ def read_verbatim(text: str, export: str, location: Location | None = None) -> V
     known = registered_names()
     kept: list[str] = []
     unread: dict[int, str] = {}
+    mentioned: set[str] = set()
     for st in _statements(text[open_brace + 1 : body_end - 1]):
         op_match = _OP.match(st)
         name = op_match.group(1) if op_match else ""
@@ -166,12 +174,19 @@ def read_verbatim(text: str, export: str, location: Location | None = None) -> V
             keep = line is not None
             if line is not None:
                 kept.append(line)
-        if name == "stream.binding.subspan" and keep:
-            continue
+        if keep:
+            if name == "stream.binding.subspan":
+                continue
+        else:
+            mentioned.update(_SSA.findall(st))
         for j, b in enumerate(bindings):
             if j not in unread and re.search(rf"{re.escape(b)}(?![\w$.-])", st):
                 unread[j] = f"used by '{name}'" if name else "used by a statement streamproof does not read"
-    lines = "\n".join(f"      {line}" for line in kept)
+    def rename(line: str) -> str:
+        return _SSA.sub(lambda m: f"%{SSA_PREFIX}{m.group(1)}", line)
+
+    lines = "\n".join("      " + rename(line) for line in kept)
+    signature = rename(signature)
     mini = (f"stream.executable private @verbatim {{\n  stream.executable.export public @\"{export}\" as(@\"{func_name}\")\n"
             f"  builtin.module {{\n    func.func @\"{func_name}\"{signature} {{\n{lines}\n      return\n    }}\n  }}\n}}\n")
     try:
@@ -180,4 +195,4 @@ def read_verbatim(text: str, export: str, location: Location | None = None) -> V
         first = str(e).split("\n", 1)[0].split("error: ", 1)[-1]
         return f"an offset computed by a statement streamproof does not read ({first})"
     (ex,) = module.ops
-    return VerbatimRead(ex.regions[0].blocks[0].ops, unread)
+    return VerbatimRead(ex.regions[0].blocks[0].ops, unread, frozenset(mentioned))
