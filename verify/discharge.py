@@ -256,7 +256,21 @@ class Decider:
     def _solve(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr]) -> Verdict:
         self.stats.z3_queries += 1
         symbols = self.model.symbols
-        atoms, facts = symbols.closure(exprs)
+        closure = symbols.closure(exprs)
+        # A nonlinear closure gets a fresh solver per query (below), which then re-asserts every
+        # pack's layout: ask first under the facts that usually decide it (a proof from fewer
+        # facts is a proof). A linear closure shares one incremental solver, which is cheaper.
+        if any(symbols.facts[fi].nonlinear for fi in closure[1]):
+            core = symbols.core(exprs)
+            if core[1] != closure[1]:
+                verdict = self._solve_in(ob, parts, exprs, core)
+                if verdict.status == "proved":
+                    return verdict
+        return self._solve_in(ob, parts, exprs, closure)
+
+    def _solve_in(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr], closure: tuple[frozenset[int], tuple[int, ...]]) -> Verdict:
+        symbols = self.model.symbols
+        atoms, facts = closure
         shared = self._solvers.get((atoms, facts))
         if shared is None:
             assumptions, nonlinear = symbols.closure_assumptions(atoms, facts)

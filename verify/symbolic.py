@@ -297,6 +297,38 @@ class Symbols:
             self._components[a] = comp
         return comp
 
+    def core(self, exprs: Iterable[Expr]) -> tuple[frozenset[int], tuple[int, ...]]:
+        """A part of `closure(exprs)` that usually decides a query: the facts reachable from its
+        atoms, where a pack's layout facts count only for the slices the query reaches: a
+        slice's bounds once its offset is reached, the disjointness of two slices once both
+        offsets are (the packs of one function share size atoms, so the closure of any query
+        about one slice holds every pack's layout: hundreds of bounds and up to N²/2 four-way
+        disjunctions for N slices). A query unsatisfiable under fewer facts is unsatisfiable
+        under all of them, so a proof from the core is a proof; a satisfiable one is asked again
+        with the whole closure (`Decider`)."""
+        seen: set[int] = set()
+        facts: set[int] = set()
+        stack = [a for e in exprs for a in e.atoms()]
+        while stack:
+            a = stack.pop()
+            if a in seen:
+                continue
+            seen.add(a)
+            for fi in self.by_atom.get(a, ()):
+                if fi in facts:
+                    continue
+                f = self.facts[fi]
+                kind = f.shape[0] if f.shape is not None else ""
+                if kind == "pack_bound" and f.shape is not None and not seen.issuperset(f.shape[1][0].atoms()):
+                    continue
+                if kind == "pack_disjoint" and f.shape is not None:
+                    oi, _, oj, _ = f.shape[1]
+                    if not (seen.issuperset(oi.atoms()) and seen.issuperset(oj.atoms())):
+                        continue
+                facts.add(fi)
+                stack.extend(f.atoms)
+        return frozenset(seen), tuple(sorted(facts))
+
     def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[BoolRef], bool]:
         """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
         return self.closure_assumptions(*self.closure(exprs))
