@@ -30,7 +30,7 @@ from stream.ir.core import Op
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import Context, same
 from verify.refinement.solver import Undecided
-from verify.refinement.terms import Atom, ByteStr, DispatchAtom, Scalar, ScalarAtom, ScalarTerm, UninitAtom
+from verify.refinement.terms import Atom, ByteStr, DispatchAtom, OpaqueAtom, Scalar, ScalarAtom, ScalarTerm, UninitAtom
 
 __all__ = ["Divergence", "Comparer", "Blame"]
 
@@ -117,6 +117,12 @@ class Comparer:
             if period is not None and type(d) is int:
                 return d % period == 0  # type: ignore[operator]
             return facts.must_eq(ob, oa, "offsets into one value")
+        for atom in (ab, aa) if not isinstance(aa, UninitAtom) else ():
+            # An op without semantics may compute these very bytes (a parameter's contents are an
+            # input, as arguments are: another parameter is other bytes); AFTER's uninitialized
+            # bytes are no value BEFORE computes.
+            if isinstance(atom, OpaqueAtom) and atom.key[:1] != ("parameter",):
+                raise Undecided(f"{atom.label(self.ctx.terms)} is not modelled: whether it equals the other program's bytes is unknown")
         if type(ab) is not type(aa):
             return False
         if isinstance(ab, DispatchAtom):
@@ -127,7 +133,7 @@ class Comparer:
         if isinstance(ab, ScalarAtom):
             assert isinstance(aa, ScalarAtom)
             return ab.width == aa.width and facts.must_eq(ob, oa, "offsets into stored scalars") and self.scalar(ab.value, aa.value)
-        return False  # distinct splats, constants, arguments, opaque results: different bytes
+        return False  # distinct splats, constants, arguments: different bytes
 
     def dispatch_difference(self, b: DispatchAtom, a: DispatchAtom) -> tuple[str, int, Divergence | None] | None:
         """None if the two kernel outputs are equal, else what differs first: ("input", i, the
@@ -161,6 +167,16 @@ class Comparer:
     def scalar(self, b: Scalar, a: Scalar) -> bool:
         if b is a:
             return True
+        if not self._scalar(b, a):
+            for x in (b, a):
+                what = (x.text if isinstance(x, ScalarTerm) and x.kind == "opaque"
+                        else None if isinstance(x, ScalarTerm) else self.ctx.ints.unmodelled(x))
+                if what is not None:
+                    raise Undecided(f"{what} is not modelled: whether the two values are equal is unknown")
+            return False
+        return True
+
+    def _scalar(self, b: Scalar, a: Scalar) -> bool:
         if isinstance(b, ScalarTerm) or isinstance(a, ScalarTerm):
             if not (isinstance(b, ScalarTerm) and isinstance(a, ScalarTerm)) or b.kind != a.kind:
                 return False

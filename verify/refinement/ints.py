@@ -126,6 +126,11 @@ def _z3_apply(name: str, args: list[z3.ArithRef]) -> z3.ArithRef | None:
     return None
 
 
+# Keys of the Syms for values without semantics: an opaque op's integer result or resource size,
+# `stream.tensor.sizeof` of an encoding the check does not lay out.
+UNMODELLED = frozenset({"opaque", "opaque-size", "sizeof"})
+
+
 @dataclass(slots=True)
 class Ints:
     """The factory and interner of IntExprs for one refinement check (both programs share it,
@@ -253,6 +258,20 @@ class Ints:
     def syms_of(self, e: IntExpr) -> list[Sym]:
         ids = sorted({i for m, _ in _terms(e) for i in m})
         return [self._sym_list[i] for i in ids]
+
+    def unmodelled(self, e: IntExpr) -> str | None:
+        """The label of an unknown in `e` that stands for a value the check does not model (the
+        result of an op without semantics, the size of an encoded tensor), or None. Two values
+        that differ only through one are not known to differ."""
+        for sym in self.syms_of(e):
+            if sym.key and sym.key[0] in UNMODELLED:
+                return sym.label
+            if sym.key and sym.key[0] == "apply":
+                for arg in sym.key[2]:
+                    found = self.unmodelled(arg)
+                    if found is not None:
+                        return found
+        return None
 
     def linear_parts(self, e: IntExpr) -> tuple[tuple[tuple[Sym, int], ...], int] | None:
         """`(((s, k), ...), c)` when `e` is linear (every monomial has one Sym), else None."""
