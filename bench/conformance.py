@@ -145,6 +145,8 @@ def work(path: Path, refines: bool, iree_opt: str | None) -> dict[str, Any]:
             out["detail"] = f"{first.cls}: {_first_line(first.message)}"
         elif report.unknowns:
             out["detail"] = _first_line(str(report.unknowns[0].reason))
+        elif report.unchecked:
+            out["detail"] = _first_line(f"@{report.unchecked[0].name} {report.unchecked[0].note}")
     if trip != "ok" and out["outcome"] == "proved":
         out["outcome"] = "round-trip"
         out["detail"] = trip

@@ -19,16 +19,18 @@ import time
 from collections.abc import Iterable
 
 from stream.ir.core import Module
+from stream.ir.diagnostics import DiagnosticError
 from stream.ir.gc_pause import paused_gc
 from stream.ir.parser import parse_module
 from stream.ir.walk import Function, functions
 from verify.discharge import DEFAULT_RLIMIT, Decider, Stats
 from verify.explain import deadlock_violation, make_violation
+from verify.globals import initializers
 from verify.hb import HappensBefore
 from verify.model import build_model
 from verify.obligations import generate
 from verify.properties import property_class
-from verify.report import FunctionSummary, Namer, Report, Unknown, Violation
+from verify.report import NOT_CHECKED, FunctionSummary, Namer, Report, Unknown, Violation
 from verify.witness import build_witness
 
 __all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT", "NOTHING_TO_PROVE"]
@@ -66,6 +68,16 @@ def _verify_module(
     report = Report(file or module.location.file, smt, module=module)
     names = Namer(module)
     budget = [witnesses]
+    # Initializers run before any function (verify.globals); one the verifier cannot model is
+    # named in the report as not checked (the report is then not proved), never skipped silently.
+    for name, f in initializers(module):
+        if function is not None and name != function:
+            continue
+        try:
+            report.functions.append(verify_function(f, module, report, names, smt, rlimit, smt_dump, budget))
+        except DiagnosticError as e:
+            d = e.diagnostic
+            report.functions.append(FunctionSummary(name, NOT_CHECKED, Stats(), 0.0, f"not checked: {d.message}", location=d.location))
     for f in functions(module):
         if function is not None and f.name != function:
             continue

@@ -73,7 +73,7 @@ def _message(model: FunctionModel, ob: Obligation, names: Namer, values: dict[in
     on = ""
     if alloc is not None:
         where = alloc.op.location if alloc.op is not None else alloc.location
-        on = f"on {names(alloc.value)} ({alloc.kind.value} at {where})"
+        on = f"on {names(alloc.value)} ({alloc.kind.value}{f' @{alloc.symbol}' if alloc.symbol else ''} at {where})"
         if byte_range is not None:
             on += f" bytes [{byte_range[0]}, {byte_range[1]})"
     cls = ob.cls

@@ -137,6 +137,17 @@ class FunctionModel:
     # bindings because its executable cannot be read: `verify.bindings`).
     notes: list[str] = field(default_factory=list)
     bindings: BindingContext | None = None  # the executables read for narrowing dispatch bindings
+    # Globals (verify.globals, verify.rules.globals): a loaded resource global's storage -> the
+    # site at which the timepoint stored with it is reached (its companion, as loaded), and the
+    # companion's name; each timepoint global's current timepoint event in this function (its
+    # value at entry, or what the function stored); the sites at which storage stored into a
+    # global with a timepoint is observed by a later loader; stores of immutable globals.
+    global_guards: dict[int, tuple[Site, str]] = field(default_factory=dict)
+    global_timepoints: dict[str, int | None] = field(default_factory=dict)
+    global_entries: dict[str, Site] = field(default_factory=dict)
+    global_stores: list[tuple[Site, Value, str]] = field(default_factory=list)
+    global_handoffs: dict[int, list[tuple[Access, str]]] = field(default_factory=dict)
+    immutable_stores: list[tuple[Site, str]] = field(default_factory=list)
 
     @property
     def symbols(self) -> Symbols:
@@ -465,6 +476,10 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
             record_fence_uses(b, op, first)
     for fence in model.wait_fences:  # declared (coarse-fences) but never imported: never waited on
         b.wait_fence_site(fence, func.op)
+    if model.global_stores:
+        from verify.rules.globals import finish_stores
+
+        finish_stores(b)
     b.link_externals()
     return model
 

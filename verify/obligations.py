@@ -220,7 +220,8 @@ def frees(model: FunctionModel) -> Iterator[Obligation]:
             seen[alloc.id] = site
     freed = {a.id for _, a in model.deallocas} | {a.id for _, a in _release_frees(model)}
     for alloc in model.storage.allocations:
-        if alloc.owned and alloc.lifetime is Lifetime.TRANSIENT and alloc.id not in freed and alloc.id not in model.escapes:
+        if (alloc.owned and alloc.lifetime is Lifetime.TRANSIENT and alloc.id not in freed and alloc.id not in model.escapes
+                and alloc.id not in model.global_handoffs):
             yield Obligation(
                 "LEAK", "fact", model.allocas.get(alloc.id), None, alloc=alloc, roles=("alloca", ""),
                 detail="the transient allocation is never freed",
@@ -345,14 +346,20 @@ def ties(model: FunctionModel) -> Iterator[Obligation]:
 
 
 # -- the rest ---------------------------------------------------------------------------------------
+_MADE = (AllocKind.ALLOCA, AllocKind.ALLOC, AllocKind.VALUE, AllocKind.CONSTANTS)
+
+
 def borrowed(model: FunctionModel) -> Iterator[Obligation]:
     if model.level == "tensor":
         return
+    initializer = model.func.op.name == "util.initializer"
     seen: set[tuple[int, int]] = set()
     for a in model.accesses:
         if not a.writes or a.alloc.readonly is None or a.label == "upload" or (a.site.id, a.alloc.id) in seen:
             continue
         seen.add((a.site.id, a.alloc.id))
+        if initializer and a.alloc.kind in _MADE and a.alloc.lifetime is Lifetime.CONSTANT:
+            continue  # an initializer fills the constants it allocates (IREE's hoisted constants)
         yield Obligation(
             "BORROWED_INPUT_MUTATED", "range", a.site, None, a, None, a.alloc, ((a.length,),), ("write", ""),
             detail=f"writes {a.alloc.readonly}", rule="A2" if model.level == "async" else "",
@@ -488,10 +495,13 @@ def completion(model: FunctionModel) -> Iterator[Obligation]:
             )
     seen: set[int] = set()
     every = [h for hs in model.deferred.values() for h in hs]
+    stored = {h.site.id for hs in model.global_handoffs.values() for h, _ in hs}
     for a in sorted(model.accesses, key=lambda a: not a.writes):
         visible = a.alloc.caller_visible or a.alloc.id in model.escapes
-        if not visible or a.site.id in seen or a.site.host or a.site in every:
+        if not visible or a.site.id in seen or a.site.host or a.site in every or a.site.id in stored:
             continue
+        if a.alloc.kind is AllocKind.GLOBAL and a.alloc.id in model.global_handoffs:
+            continue  # a global stored back: the next loader observes it where `globals_` says
         seen.add(a.site.id)
         own = model.deferred.get(a.alloc.id)
         handed = own or (every if a.alloc.caller_visible else None)
@@ -549,6 +559,34 @@ def wait_fence(model: FunctionModel) -> Iterator[Obligation]:
             )
 
 
+def globals_(model: FunctionModel) -> Iterator[Obligation]:
+    """Globals (verify.globals): an access to a loaded resource global follows the timepoint
+    stored with it (its companion); what a function stores into a global is finished where a
+    later loader observes it; an immutable global is stored only by initializers."""
+    for a in model.accesses:
+        guard = model.global_guards.get(a.alloc.id)
+        if guard is not None and a.site is not guard[0]:
+            yield Obligation(
+                "MISSED_WAIT", "order", guard[0], a.site, None, a, a.alloc, roles=("global timepoint", "access"), op=a.site.op,
+                detail=f"{a.site.name} uses @{a.alloc.symbol} before the timepoint stored with it (@{guard[1]}) is reached",
+            )
+    observed = {h.site.id for hs in model.global_handoffs.values() for h, _ in hs}
+    for a in sorted(model.accesses, key=lambda a: not a.writes):
+        if a.site.id in observed:  # another store's observation (subviews of one slab): not an access of this function's work
+            continue
+        for h, companion in model.global_handoffs.get(a.alloc.id, ()):
+            yield Obligation(
+                "MISSED_WAIT", "order_if_overlap", a.site, h.site, a, h, a.alloc, overlap_cond(a, h), roles=("access", "stored"),
+                detail=f"is not covered by the timepoint stored in @{companion}" if companion else
+                "is not finished when the value is stored into the global",
+            )
+    for site, name in model.immutable_stores:
+        yield Obligation(
+            "BORROWED_INPUT_MUTATED", "fact", site, None, roles=("store", ""), op=site.op,
+            detail=f"stores the immutable global @{name} outside an initializer (only initializers may set it)",
+        )
+
+
 def opaque(model: FunctionModel) -> Iterator[Obligation]:
     """Storage returned by an op without an effect rule may alias any other storage (its
     operands, a global, another such result): no race, lifetime or wait involving an access
@@ -572,7 +610,7 @@ def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
     out: list[Obligation] = []
     members = pack_members(model)
     for gen in (races(model, full, members), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
-                packs(model, members), affinity(model), completion(model), wait_fence(model), opaque(model)):
+                packs(model, members), affinity(model), completion(model), wait_fence(model), globals_(model), opaque(model)):
         out.extend(gen)
     return out
 

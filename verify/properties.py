@@ -154,7 +154,7 @@ PROPERTIES: tuple[PropertyClass, ...] = (
         "coarse-fences call whose signal fence is not fresh (not made by `hal.fence.create` for that call alone)",
         "the producer and the consumer (or the fence, the handed-over value), the value used, and a witness in which the "
         "consumer runs before a wait covers the producer",
-        ("order", "order_any", "conflict", "opaque"),
+        ("order", "order_any", "order_if_overlap", "conflict", "opaque"),
     ),
     PropertyClass(
         "DEADLOCK", "error",
@@ -195,10 +195,12 @@ PROPERTIES: tuple[PropertyClass, ...] = (
     PropertyClass(
         "BORROWED_INPUT_MUTATED", "error",
         "a write to an import without `consume`, or to a constant",
-        "a write to an import without `consume` or to `constant` storage",
-        "`range`: the write's range must be empty (constant by integer arithmetic, symbolic by Z3)",
-        "the write and the borrowed storage",
-        ("range",), message="detail", identity="allocation",
+        "a write to an import without `consume`, to `constant` storage or to an immutable global's storage; "
+        "a store of an immutable global outside an initializer",
+        "`range`: the write's range must be empty (constant by integer arithmetic, symbolic by Z3); "
+        "`fact`: the store of an immutable global outside an initializer",
+        "the write and the borrowed storage (the store)",
+        ("range", "fact"), message="detail", identity="allocation",
     ),
     PropertyClass(
         "VALUE_MISMATCH", "error",

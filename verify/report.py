@@ -17,7 +17,7 @@ from verify.discharge import Stats
 from verify.properties import CLASSES  # the property classes, in the order users see them
 from verify.witness import Witness
 
-__all__ = ["OpRef", "Violation", "Unknown", "FunctionSummary", "Report", "CLASSES", "SCHEMA_VERSION"]
+__all__ = ["OpRef", "Violation", "Unknown", "FunctionSummary", "Report", "CLASSES", "SCHEMA_VERSION", "NOT_CHECKED"]
 
 SCHEMA_VERSION = 1
 
@@ -125,6 +125,11 @@ class Unknown:
         return f"{self.location}: error: could not decide {self.cls} ({self.reason or 'solver: unknown'}); not proved"
 
 
+# The level of a function or initializer the verifier could not model (its note says why): the
+# report is not proved while one is listed.
+NOT_CHECKED = "not checked"
+
+
 @dataclass(slots=True)
 class FunctionSummary:
     name: str
@@ -136,6 +141,15 @@ class FunctionSummary:
     # a dispatch keeping its whole bindings: `verify.bindings`); printed with the report, and
     # in JSON as lines of the function's `note`.
     notes: list[str] = field(default_factory=list)
+    location: Location | None = None  # where a function that was not checked is
+
+    @property
+    def checked(self) -> bool:
+        return self.level != NOT_CHECKED
+
+    def text(self) -> str:
+        where = f"{self.location}: " if self.location is not None else ""
+        return f"{where}error: @{self.name} {self.note}; not proved"
 
 
 @dataclass(slots=True)
@@ -159,10 +173,14 @@ class Report:
         return [v for v in self.violations if v.severity != "error"]
 
     @property
+    def unchecked(self) -> list[FunctionSummary]:
+        return [f for f in self.functions if not f.checked]
+
+    @property
     def status(self) -> str:
         if self.errors:
             return "violated"
-        if self.unknowns:
+        if self.unknowns or self.unchecked:
             return "unknown"
         return "proved"
 
@@ -187,6 +205,7 @@ class Report:
         warn = f", {len(self.warnings)} warning(s)" if self.warnings else ""
         errs = f", {len(self.errors)} violation(s)" if self.errors else ""
         unk = f", {len(self.unknowns)} undecided" if self.unknowns else ""
+        unk += f", {len(self.unchecked)} not checked" if self.unchecked else ""
         return (
             f"{self.file}: {head}: {s.obligations} obligations ({s.by_reachability} by reachability, "
             f"{s.by_constant} by constant ranges, {s.by_z3} by Z3){errs}{warn}{unk} in {self.seconds:.3f} s"
@@ -198,6 +217,7 @@ class Report:
             parts.append(f"... and {len(self.violations) - limit} more violation(s) (use --report=json for all)")
         parts.extend(u.text() for u in self.unknowns)
         parts.extend(n for f in self.functions for n in f.notes)
+        parts.extend(f.text() for f in self.unchecked)
         return "\n".join(parts)
 
     def to_json(self) -> dict[str, Any]:

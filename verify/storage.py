@@ -42,6 +42,7 @@ from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
+from verify.globals import LOAD, STORE, ModuleGlobals, global_name
 from verify.symbolic import ZERO, Expr, Symbols
 
 __all__ = ["AllocKind", "Allocation", "View", "StorageMap", "analyze_storage", "devices_of", "spec_for", "operand_groups", "STORAGE_RULES"]
@@ -55,6 +56,7 @@ class AllocKind(enum.Enum):
     ARGUMENT = "argument"  # a resource-typed function argument (caller storage, read/write)
     CONSTANTS = "constants"  # stream.resource.constants
     VALUE = "value"  # a fresh async/tensor-level value
+    GLOBAL = "global"  # the storage a resource global holds (`util.global.load`; verify.globals)
     UNKNOWN = "unknown"  # produced by an op the verifier does not model
 
 
@@ -69,12 +71,16 @@ class Allocation:
     placement: frozenset[str] | None  # devices it may live on; None = unknown (any device)
     location: Location
     indeterminate: bool = False
+    symbol: str | None = None  # GLOBAL: the global's name
+    mutable: bool = True  # GLOBAL: declared `mutable`
 
     @property
     def readonly(self) -> str | None:
         """Why writing it is a BORROWED_INPUT_MUTATED, or None when it may be written."""
         if self.kind is AllocKind.IMPORT:
             return "an import without `consume` (borrowed caller storage)"
+        if self.kind is AllocKind.GLOBAL and not self.mutable:
+            return f"the immutable global @{self.symbol} (only initializers set it)"
         if self.lifetime is Lifetime.CONSTANT:
             return "a constant"
         return None
@@ -86,7 +92,10 @@ class Allocation:
 
     @property
     def caller_visible(self) -> bool:
-        return self.kind in (AllocKind.IMPORT, AllocKind.IMPORT_CONSUMED, AllocKind.ARGUMENT)
+        """Observed outside the function once it returns: the caller's storage, and a mutable
+        global's (the next function to load it). An immutable global is never written again."""
+        return self.kind in (AllocKind.IMPORT, AllocKind.IMPORT_CONSUMED, AllocKind.ARGUMENT) or (
+            self.kind is AllocKind.GLOBAL and self.mutable)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +137,11 @@ class StorageMap:
     # Calls to private functions of the module with a summary (verify.calls.CallSummary).
     call_summaries: dict[Op, Any] = field(default_factory=dict)
     call_reasons: dict[Op, str] = field(default_factory=dict)  # the other calls: why they have none
+    globals: ModuleGlobals = field(default_factory=lambda: ModuleGlobals(None))  # the module's util.globals
+    # The storage each resource global holds in this function: the allocation of its first load,
+    # or the value the function stored into it (a later load names that value's storage).
+    global_allocs: dict[str, Allocation] = field(default_factory=dict)
+    global_values: dict[str, Value] = field(default_factory=dict)
     _version: int = 0
 
     def view(self, value: Value) -> View | None:
@@ -251,6 +265,39 @@ def _call(w: _Walker, op: Op) -> None:
     from verify.calls import call_storage
 
     call_storage(w, op)
+
+
+@storage_rule(LOAD)
+def _global_load(w: _Walker, op: Op) -> None:
+    """A load of a resource global names the storage the global holds (verify.globals): the
+    value this function stored into it last, else the global's own storage (one allocation per
+    global and function, sized by what the first load's users declare, like an argument)."""
+    r = op.results[0] if op.results else None
+    name = global_name(op)
+    if r is None or name is None or not isinstance(r.type, ResourceType):
+        return
+    declared = w.first_size.get(r)
+    stored = w.storage.global_values.get(name)
+    if stored is not None and stored in w.storage.views:
+        w.storage.alias(r, stored, size=w.symbols.expr(declared) if declared is not None else None)
+        return
+    alloc = w.storage.global_allocs.get(name)
+    if alloc is not None:
+        w.storage.alias(r, alloc.value, size=w.symbols.expr(declared) if declared is not None else None)
+        return
+    decl = w.storage.globals.get(name)
+    size = w.symbols.expr(declared) if declared is not None else w.symbols.fresh("global_size", None, op.location, f"size of @{name}")
+    alloc = w.storage.allocate(r, AllocKind.GLOBAL, op, size, None, op.location)
+    alloc.symbol, alloc.mutable = name, decl.mutable if decl is not None else True
+    w.storage.global_allocs[name] = alloc
+
+
+@storage_rule(STORE)
+def _global_store(w: _Walker, op: Op) -> None:
+    """After a store, the global holds the stored value's storage (a later load in the function)."""
+    name = global_name(op)
+    if name is not None and op.operands and isinstance(op.operands[0].type, ResourceType):
+        w.storage.global_values[name] = op.operands[0]
 
 
 def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
@@ -443,7 +490,7 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
         raise DiagnosticError.at(
             func.op.location, f"@{func.name} has {len(func.blocks)} blocks; the verifier handles straight-line functions only (control flow is not supported yet)"
         )
-    storage = StorageMap(Symbols())
+    storage = StorageMap(Symbols(), globals=ModuleGlobals(module))
     symbols = storage.symbols
     for arg in func.arguments:
         if isinstance(arg.type, (IndexType, IntegerType)):

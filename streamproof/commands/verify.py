@@ -30,6 +30,7 @@ from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from streamproof.errors import EXIT_OK, EXIT_UNKNOWN, EXIT_VIOLATION, UsageError
 from streamproof.io import check_dump_dir, check_output, parse_inputs, write_output
+from verify.globals import initializers
 from verify.properties import help_text
 
 HELP = (__doc__ or "").replace("{classes}", help_text())  # the list comes from the class records
@@ -61,7 +62,8 @@ def main(args: argparse.Namespace) -> int:
         before = chunks_before[0].module
         verify_structure(before)
     chunks = parse_inputs(args.input, args.split_input_file)
-    if args.function is not None and not any(f.name == args.function for c in chunks for f in functions(c.module)):
+    if args.function is not None and not any(f.name == args.function for c in chunks for f in functions(c.module)) and not any(
+            name == args.function for c in chunks for name, _ in initializers(c.module)):
         raise UsageError(f"streamproof verify: error: {args.input} has no function @{args.function}")
     reports = []
     refined: list[bool] = []  # per chunk: the refinement check ran and found nothing
@@ -79,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
                        and any(args.function in (None, f.name) for f in functions(before)))
         reports.append(report)
     # A refinement that holds is a result even where IN alone has no obligation (an elided copy).
-    if not any(refined) and not any(r.stats.obligations or r.unknowns or r.violations for r in reports):
+    if not any(refined) and not any(r.stats.obligations or r.unknowns or r.violations or r.unchecked for r in reports):
         raise UsageError(_nothing_checked(args.input, [f for r in reports for f in r.functions]))
     if args.report == "json":
         payload = reports[0].to_json() if len(reports) == 1 else {"schema": "streamproof.verify.reports", "version": 1, "reports": [r.to_json() for r in reports]}
@@ -96,7 +98,7 @@ def main(args: argparse.Namespace) -> int:
         write_output(args.trace_counterexample, json.dumps(trace, indent=1) + "\n", "--trace-counterexample")
     if any(r.errors for r in reports):
         return EXIT_VIOLATION
-    if any(r.unknowns for r in reports):
+    if any(r.unknowns or r.unchecked for r in reports):  # undecided, or a function or initializer not checked
         return EXIT_UNKNOWN
     return EXIT_OK
 

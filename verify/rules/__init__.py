@@ -89,7 +89,7 @@ def _derive_effects() -> None:
 
 
 from verify.calls import CALL_OPS, FenceCall, after_call, summarized_call  # noqa: E402
-from verify.rules import async_ops, cmd_ops, fence_ops, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
+from verify.rules import async_ops, cmd_ops, fence_ops, globals, host_ops, input_ops, regions, resource_ops, timepoint_ops  # noqa: E402,F401
 from verify.rules.derived import derives_effect, standard_effect  # noqa: E402
 from verify.rules.fence_ops import fence_call  # noqa: E402
 

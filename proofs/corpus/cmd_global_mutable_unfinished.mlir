@@ -1,0 +1,14 @@
+// EXPECT: MISSED_WAIT
+// A mutable global written in place without a companion timepoint and not awaited: the next function to load it may see the write unfinished.
+util.global private mutable @state : !stream.resource<variable>
+util.func public @mutable_unfinished() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %s = "util.global.load"() <{global = @state}> : () -> !stream.resource<variable>
+  %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%s as %a: !stream.resource<variable>{%c64}) {
+    stream.cmd.dispatch @ex::@scale {
+      rw %a[%c0 for %c64] : !stream.resource<variable>{%c64}
+    }
+  } => !stream.timepoint
+  util.return
+}

@@ -1,0 +1,123 @@
+"""Globals and initializers (verify/globals.py, verify/rules/globals.py): resource globals are
+storage of their own, the companion timepoints of PropagateTimepoints order loads after stores,
+initializers are verified, and one that cannot be modelled is named in the report as not checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from stream.ir.parser import parse_module
+from verify import verify_text
+from verify.globals import ModuleGlobals
+from verify.report import NOT_CHECKED
+from verify.schema import validate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BRANCHY_INITIALIZER = '''
+util.global private @weights : !stream.resource<constant>
+"util.initializer"() <{function_type = () -> ()}> ({
+  "cf.br"()[^bb1] : () -> ()
+^bb1:
+  "util.return"() : () -> ()
+}) : () -> ()
+util.func public @f() {
+  util.return
+}
+'''
+
+
+def test_an_initializer_with_control_flow_is_named_as_not_checked() -> None:
+    report = verify_text(BRANCHY_INITIALIZER, "init.mlir")
+    assert report.status == "unknown" and not report.ok
+    (unchecked,) = report.unchecked
+    assert unchecked.name == "initializer#0" and unchecked.level == NOT_CHECKED
+    assert "2 blocks" in unchecked.note and "control flow" in unchecked.note
+    assert "@initializer#0 not checked" in report.text()
+    assert "1 not checked" in report.summary()
+    data = report.to_json()
+    validate(data)
+    assert data["status"] == "unknown"
+    assert [f["name"] for f in data["functions"]] == ["initializer#0", "f"]
+    assert data["functions"][0]["level"] == NOT_CHECKED and data["functions"][0]["note"].startswith("not checked: ")
+
+
+def test_not_checked_exits_3(tmp_path: Path) -> None:
+    path = tmp_path / "init.mlir"
+    path.write_text(BRANCHY_INITIALIZER)
+    run = subprocess.run([sys.executable, "-m", "streamproof", "verify", str(path)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "@initializer#0 not checked" in run.stdout + run.stderr
+
+
+STATE = '''
+util.global private mutable @state__timepoint = #stream.timepoint<immediate> : !stream.timepoint
+util.global private mutable @state : !stream.resource<variable>
+util.func public @touch() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %s = "util.global.load"() <{global = @state}> : () -> !stream.resource<variable>
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%s as %x: !stream.resource<variable>{%c64}) -> %s{%c64} {
+    %f = stream.async.fill %c1_i32, %x[%c0 to %c64 for %c64] : i32 -> %x as !stream.resource<variable>{%c64}
+    stream.yield %f : !stream.resource<variable>{%c64}
+  } => !stream.timepoint
+  %now = stream.timepoint.immediate => !stream.timepoint
+  %done = stream.timepoint.await %t => %r : !stream.resource<variable>{%c64}
+  "util.global.store"(%now) <{global = @state__timepoint}> : (!stream.timepoint) -> ()
+  "util.global.store"(%done) <{global = @state}> : (!stream.resource<variable>) -> ()
+  util.return
+}
+'''
+
+
+def test_a_companion_that_only_holds_immediate_needs_no_wait() -> None:
+    """Every store of @state__timepoint stores an immediate (and so does its initial value): the
+    load of @state need not wait for it (ElideTimepoints drops such loads)."""
+    globals_ = ModuleGlobals(parse_module(STATE, "s.mlir"))
+    assert globals_.always_immediate("state__timepoint")
+    assert verify_text(STATE, "s.mlir").ok
+
+
+def test_a_companion_stored_with_a_pending_timepoint_must_be_awaited() -> None:
+    """The same function storing the execute's timepoint instead: the companion may now hold a
+    pending timepoint, and the update (which awaits nothing) may run before the previous one ends."""
+    pending = STATE.replace('"util.global.store"(%now)', '"util.global.store"(%t)')
+    assert not ModuleGlobals(parse_module(pending, "s.mlir")).always_immediate("state__timepoint")
+    report = verify_text(pending, "s.mlir")
+    assert report.classes == {"MISSED_WAIT"}
+    assert any("before the timepoint stored with it (@state__timepoint)" in v.message for v in report.violations)
+
+
+def test_loads_of_one_global_share_its_storage_and_a_store_redirects_them() -> None:
+    text = '''
+util.global private mutable @g : !stream.resource<variable>
+util.func public @f(%arg: !stream.resource<variable>, %n: index) {
+  %a = "util.global.load"() <{global = @g}> : () -> !stream.resource<variable>
+  %b = "util.global.load"() <{global = @g}> : () -> !stream.resource<variable>
+  "util.global.store"(%arg) <{global = @g}> : (!stream.resource<variable>) -> ()
+  %c = "util.global.load"() <{global = @g}> : () -> !stream.resource<variable>
+  util.return
+}
+'''
+    from stream.ir.walk import functions
+    from verify.storage import AllocKind, analyze_storage
+
+    module = parse_module(text, "g.mlir")
+    f = functions(module)[0]
+    storage = analyze_storage(f, module)
+    ops = f.body.ops
+    a, b, c = ops[0].results[0], ops[1].results[0], ops[3].results[0]
+    va, vb, vc = storage.view(a), storage.view(b), storage.view(c)
+    assert va is not None and vb is not None and vc is not None
+    assert va.alloc is vb.alloc and va.alloc.kind is AllocKind.GLOBAL and va.alloc.symbol == "g" and va.alloc.mutable
+    assert vc.alloc.kind is AllocKind.ARGUMENT  # after the store, @g holds the argument's storage
+
+
+def test_report_json_of_a_global_program_validates() -> None:
+    report = verify_text((ROOT / "proofs/corpus/async_global_timepoint_stale.mlir").read_text(), "stale.mlir")
+    validate(json.loads(json.dumps(report.to_json())))
+    assert report.classes == {"MISSED_WAIT"}
