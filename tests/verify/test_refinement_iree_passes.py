@@ -219,3 +219,37 @@ def test_bytes_of_an_unmodelled_op_against_known_bytes_are_undecided() -> None:
     assert report.mismatches == [] and report.unknowns
     # two known values that differ still do
     assert check(splat("1"), splat("2")).mismatches
+
+
+# -- a private callee writing an argument no caller looks at again (elide-async-copies) ---------------
+def callee_program(clone: bool, caller_body: str) -> str:
+    copy = "  %c = stream.async.clone %r : !stream.resource<*>{%n} -> !stream.resource<*>{%n}\n" if clone else ""
+    target = "%c" if clone else "%r"
+    return f"""
+util.func private @callee(%r: !stream.resource<*>, %n: index) {{
+  %c0 = arith.constant 0 : index
+  %c7_i32 = arith.constant 7 : i32
+{copy}  %f = stream.async.fill %c7_i32, {target}[%c0 to %n for %n] : i32 -> {target} as !stream.resource<*>{{%n}}
+  util.return
+}}
+util.func public @caller(%n: index, %arg: !stream.resource<*>) -> !stream.resource<*> {{
+  %c1_i32 = arith.constant 1 : i32
+  %s = stream.async.splat %c1_i32 : i32 -> !stream.resource<*>{{%n}}
+{caller_body}
+}}
+"""
+
+
+LAST_USE = "  util.call @callee(%s, %n) : (!stream.resource<*>, index) -> ()\n  util.return %arg : !stream.resource<*>"
+USED_AFTER = "  util.call @callee(%s, %n) : (!stream.resource<*>, index) -> ()\n  util.return %s : !stream.resource<*>"
+OWN_ARG = "  util.call @callee(%arg, %n) : (!stream.resource<*>, index) -> ()\n  util.return %s : !stream.resource<*>"
+
+
+def test_a_private_callee_may_write_an_argument_every_caller_gives_up() -> None:
+    assert check(callee_program(True, LAST_USE), callee_program(False, LAST_USE)).ok
+
+
+@pytest.mark.parametrize("caller", [USED_AFTER, OWN_ARG], ids=["used-after-the-call", "the-callers-argument"])
+def test_a_private_callee_writing_an_argument_a_caller_sees_differs(caller: str) -> None:
+    report = check(callee_program(True, caller), callee_program(False, caller))
+    assert any(m.function == "callee" and m.observable == "argument" for m in report.mismatches)

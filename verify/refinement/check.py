@@ -43,10 +43,11 @@ from dataclasses import dataclass
 
 import z3
 
-from stream.ir.core import Location, Module, Op
+from stream.ir.core import Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.equality import ops_equal
 from stream.ir.gc_pause import paused_gc
+from stream.ir.interfaces import alias_pairs
 from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function, function, functions
@@ -102,7 +103,7 @@ def _check(before: Module, after: Module, function: str | None, rlimit: int, max
             continue
         if skip_unchanged and _unchanged(before, after, f, g):
             continue  # the same function over the same executables computes the same values
-        _check_function(f, g, report, rlimit, max_cases)
+        _check_function(f, g, report, rlimit, max_cases, _unobserved_args(before, f))
     report.seconds = time.perf_counter() - start
     return report
 
@@ -149,7 +150,7 @@ def _level(f: Function) -> str:
 
 
 # -- cases -------------------------------------------------------------------------------------------
-def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: int, max_cases: int) -> None:
+def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: int, max_cases: int, unobserved: set[int]) -> None:
     if len(f.type.inputs) != len(g.type.inputs) or len(f.type.results) != len(g.type.results):
         report.mismatches.append(Mismatch(
             f.name, -1, "-", "function", None, g.op.location, None, str(f.type), str(g.type),
@@ -173,7 +174,7 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
         try:
             if ctx.facts.consistent() is False:
                 continue  # an impossible combination of case assumptions
-            found = _run_case(ctx, f, g)
+            found = _run_case(ctx, f, g, unobserved)
             if found and ctx.facts.consistent() is False:
                 continue  # the program's own facts rule this case out
         except Undecided as e:
@@ -232,7 +233,7 @@ class Observed:
     nothing: bool = False
 
 
-def _run_case(ctx: Context, f: Function, g: Function) -> list[Mismatch]:
+def _run_case(ctx: Context, f: Function, g: Function, unobserved: set[int]) -> list[Mismatch]:
     mb = Machine(ctx, "before", f, _level(f))
     mb.run()
     ma = Machine(ctx, "after", g, _level(g))
@@ -252,6 +253,8 @@ def _run_case(ctx: Context, f: Function, g: Function) -> list[Mismatch]:
         if mm is not None:
             out.append(mm)
     for p in range(len(f.arguments)):
+        if p in unobserved:
+            continue
         expected = _expected_storage(mb, p, f)
         if expected is None:
             continue
@@ -260,6 +263,73 @@ def _run_case(ctx: Context, f: Function, g: Function) -> list[Mismatch]:
         if mm is not None:
             out.append(mm)
     return out
+
+
+CALL_OPS = frozenset({"util.call", "func.call"})
+
+
+def _unobserved_args(module: Module, f: Function) -> set[int]:
+    """Arguments of a private function whose buffer no caller can look at after the call: at
+    every call site in BEFORE (there must be one) the value passed is made in the caller (not
+    the caller's own argument, nor an import the caller does not consume) and has no later use
+    there. IREE's elide-async-copies relies on exactly this to drop a callee's defensive clone
+    (a callee writing such an argument in place changes nothing any caller sees)."""
+    vis = f.op.properties.get("sym_visibility")
+    if vis is None or getattr(vis, "value", None) != "private":
+        return set()
+    sites: list[tuple[Op, list[Op]]] = []
+    for g in functions(module):
+        for block in g.op.regions[0].blocks:
+            ops = list(block.ops)
+            for i, op in enumerate(ops):
+                if op.name in CALL_OPS and getattr(op.properties.get("callee"), "root", None) == f.name and \
+                        not getattr(op.properties.get("callee"), "nested", ()):
+                    sites.append((op, ops[i + 1:]))
+            for op in block.ops:
+                for inner in op.walk():
+                    if inner is not op and inner.name in CALL_OPS and getattr(inner.properties.get("callee"), "root", None) == f.name:
+                        return set()  # a call in a nested region: its later uses are not followed here
+    if not sites:
+        return set()
+    defs = {r: op for g in functions(module) for op in g.op.walk() for r in op.results}
+    out = set(range(len(f.arguments)))
+    for call, later in sites:
+        for p in list(out):
+            if p >= len(call.operands):
+                out.discard(p)
+                continue
+            v = call.operands[p]
+            if not isinstance(v.type, ResourceType) or call.operands.count(v) > 1:
+                out.discard(p)
+                continue
+            if not _made_in_caller(v, defs):
+                out.discard(p)  # the caller's argument, or a borrowed import: its caller sees it
+                continue
+            if any(v in inner.operands for op in later for inner in op.walk()):
+                out.discard(p)
+    return out
+
+
+def _made_in_caller(v: Value, defs: dict[Value, Op]) -> bool:
+    """`v` is storage the caller made (following ties and aliases back to their operand): not a
+    block argument, not an import without `consume`, not an op the check knows nothing of."""
+    for _ in range(10_000):
+        op = defs.get(v)
+        if op is None:
+            return False  # a block argument: the caller's caller's storage
+        if op.name == "stream.tensor.import":
+            return "consume" in op.properties
+        spec = spec_of(op)
+        if spec is None:
+            return False
+        index = op.results.index(v)
+        back = spec.tied_operand(op, index)
+        if back is None:
+            back = next((o for o, r, _ in alias_pairs(spec, op) if r == index), None)
+        if back is None:
+            return True  # a new value
+        v = op.operands[back]
+    return False
 
 
 def _result_names(m: Machine) -> list[str]:
