@@ -47,7 +47,7 @@ from stream.ir.types import IndexType, OpaqueType, TensorType, Type, element_byt
 from stream.ir.walk import FUNCTION_OPS
 from verify.exec_arith import SUBSPAN_RULES, Domain, Interpreter, Unreadable, caller_value
 from verify.symbolic import EVALUATORS, Expr, Symbols, const
-from verify.verbatim import SSA_PREFIX, VERBATIM, read_verbatim
+from verify.verbatim import PASS_THROUGH, SSA_PREFIX, VERBATIM, read_verbatim
 
 __all__ = ["narrowed_bindings", "BindingContext", "Narrowing", "Span", "read_entry", "subspan_size", "Entry", "Subspan", "SymDomain"]
 
@@ -240,6 +240,9 @@ def _offset_only(func: Op, uniforms: list[Value], mentioned: frozenset[str] | No
                     return False
             elif o.name not in SUBSPAN_RULES and o.name not in EVALUATORS:
                 return False
+            elif o.name in PASS_THROUGH and k < len(o.results):  # result k is operand k
+                if not only(o.results[k], seen):
+                    return False
             elif not all(only(r, seen) for r in o.results):
                 return False
         return True

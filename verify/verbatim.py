@@ -23,7 +23,7 @@ from stream.ir.parser import VERBATIM, parse_module
 from stream.ir.rule_table import OpSet
 from stream.ir.spec_registry import registered_names
 
-__all__ = ["VERBATIM", "VerbatimRead", "read_verbatim"]
+__all__ = ["VERBATIM", "VerbatimRead", "read_verbatim", "PASS_THROUGH", "SSA_PREFIX"]
 
 _SYMBOL = r'@(?:"(?:[^"\\]|\\.)*"|[\w.$-]+)'
 _EXPORT = re.compile(rf"stream\.executable\.export\s+(?:(?:public|private|nested)\s+)?({_SYMBOL})(?:\s+as\s*\(\s*({_SYMBOL})\s*\))?")
@@ -105,7 +105,7 @@ def _statements(body: str) -> list[str]:
 # Ops whose results are their operands for what is read here (an assumption adds no fact; a
 # workload ordinal is its operand): when their pretty syntax is not registered, a statement is
 # read in this generic form, `%r = "op"(%x) : (index) -> index`.
-_PASS_THROUGH = OpSet(
+PASS_THROUGH = OpSet(
     "VERBATIM_PASS_THROUGH",
     """Ops read in a generic form of their own when their pretty syntax is not registered: their
     result is their (first) operand for what the narrowing of bindings needs.""",
@@ -167,7 +167,7 @@ def read_verbatim(text: str, export: str, location: Location | None = None) -> V
         op_match = _OP.match(st)
         name = op_match.group(1) if op_match else ""
         single = not any(line.rstrip().endswith("{") for line in st.split("\n"))  # no region
-        keep = single and (name.startswith("arith.") or name in _READ) and (name in known or name in _PASS_THROUGH)
+        keep = single and (name.startswith("arith.") or name in _READ) and (name in known or name in PASS_THROUGH)
         if keep:
             joined = " ".join(line.strip() for line in st.split("\n"))
             line = joined if name in known else _generic_pass_through(joined, name)

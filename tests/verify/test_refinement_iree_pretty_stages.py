@@ -12,9 +12,9 @@ dumps add 00 (tensor level), 01, 03, 06, 08 and 09. Every consecutive pair refin
   operand `writeonly` and stores all of it: reported as VALUE_MISMATCH at exactly those
   dispatches (a limitation of opaque kernels, not an IREE bug; the same stages' real bug, the
   write into the borrowed import, is BORROWED_INPUT_MUTATED in test_iree).
-* 10 -> 11 and 11 -> 99 (FuseDispatchBindings): every binding is widened to the whole slab and
-  the offsets become push constants, so the kernels' interface changes and their terms cannot be
-  compared: outside what refinement with opaque kernels can check.
+* 10 -> 11 and 11 -> 99 (FuseDispatchBindings) widen every binding to the whole slab and pass
+  the offsets as push constants: they refine, with the kernels' interface read as their subspans
+  (test_refinement_fused_bindings).
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def _check(before: Module, after: Module, function: str | None, rlimit: int, max
             continue
         if skip_unchanged and _unchanged(before, after, f, g):
             continue  # the same function over the same executables computes the same values
-        _check_function(f, g, report, rlimit, max_cases, _unobserved_args(before, f))
+        _check_function(f, g, report, rlimit, max_cases, _unobserved_args(before, f), (before, after))
     report.seconds = time.perf_counter() - start
     return report
 
@@ -150,7 +150,10 @@ def _level(f: Function) -> str:
 
 
 # -- cases -------------------------------------------------------------------------------------------
-def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: int, max_cases: int, unobserved: set[int]) -> None:
+def _check_function(
+    f: Function, g: Function, report: RefinementReport, rlimit: int, max_cases: int, unobserved: set[int],
+    modules: tuple[Module | None, Module | None] = (None, None),
+) -> None:
     if len(f.type.inputs) != len(g.type.inputs) or len(f.type.results) != len(g.type.results):
         report.mismatches.append(Mismatch(
             f.name, -1, "-", "function", None, g.op.location, None, str(f.type), str(g.type),
@@ -174,7 +177,7 @@ def _check_function(f: Function, g: Function, report: RefinementReport, rlimit: 
         try:
             if ctx.facts.consistent() is False:
                 continue  # an impossible combination of case assumptions
-            found = _run_case(ctx, f, g, unobserved)
+            found = _run_case(ctx, f, g, unobserved, modules)
             if found and ctx.facts.consistent() is False:
                 continue  # the program's own facts rule this case out
         except Undecided as e:
@@ -233,10 +236,14 @@ class Observed:
     nothing: bool = False
 
 
-def _run_case(ctx: Context, f: Function, g: Function, unobserved: set[int]) -> list[Mismatch]:
+def _run_case(
+    ctx: Context, f: Function, g: Function, unobserved: set[int], modules: tuple[Module | None, Module | None] = (None, None),
+) -> list[Mismatch]:
     mb = Machine(ctx, "before", f, _level(f))
+    mb.module = modules[0]
     mb.run()
     ma = Machine(ctx, "after", g, _level(g))
+    ma.module = modules[1]
     ma.run()
     for m in (mb, ma):
         if m.results is None:

@@ -35,7 +35,7 @@ import z3
 
 from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.attributes import ArrayAttr, Attribute, FloatAttr, IntegerAttr
-from stream.ir.core import Block, Op, Value
+from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
@@ -158,6 +158,10 @@ class Machine:
         self.exports: list[BufView] = []
         # Input-level tensor arguments some op writes in place (a tied result): see check.py.
         self.tied_args: set[int] = set()
+        # The module the function is in (its executables say what a dispatch's bindings address:
+        # verify.refinement.bindings) and what was read of them.
+        self.module: Module | None = None
+        self.bindings: Any = None
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> None:

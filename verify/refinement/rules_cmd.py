@@ -12,7 +12,9 @@ and write byte ranges of it.
 * `resource.constants`: allocations holding the constant values.
 * `cmd.dispatch`: reads its `ro`/`rw` bindings (in binding order), then writes to each `wo`/`rw`
   binding `j` the kernel output `dispatch_out(entry, j, reads, uniforms, workload)`: the same
-  term `stream.async.dispatch` produces for binding `j`.
+  term `stream.async.dispatch` produces for binding `j`. A binding whose executable addresses it
+  through one subspan is read and written as that subspan's bytes, and uniforms used only for
+  subspan offsets are not kernel inputs (`verify.refinement.bindings`: FuseDispatchBindings).
 * `cmd.copy` / `cmd.fill`: a read then a write / a write of a splat.
 * `cmd.execute` runs its body in block order at the point the host issues it (one HB-consistent
   order); `cmd.serial` and `cmd.concurrent` bodies likewise (a race-free wave is order-independent).
@@ -23,6 +25,7 @@ from __future__ import annotations
 from stream.ir.attributes import ArrayAttr, IntegerAttr
 from stream.ir.core import Op
 from stream.ir.types import ResourceType
+from verify.refinement.bindings import narrowed
 from verify.refinement.layout import element_width
 from verify.refinement.machine import Machine, Res, groups, rule
 from verify.refinement.rules_flow import load_scalar, splat_bytes
@@ -200,17 +203,27 @@ def _dispatch(m: Machine, op: Op) -> None:
         raise Undecided(f"{op.name}: {len(accesses)} access modes for {len(v.resources)} bindings")
     reads = []
     writes = []
+    where = []
     for j, x in enumerate(v.resources):
         r = m.res(x, sizes[j])
         m.facts.assume_nonneg(sizes[j])
         m.in_bounds(offsets[j], lengths[j], r.size)
         alloc, base = m.storage(r, op)
-        off = m.ints.add(base, offsets[j])
+        where.append((alloc, m.ints.add(base, offsets[j])))
+    # The kernel's interface: each binding, or each subspan of it (verify.refinement.bindings).
+    narrow = narrowed(m, op, len(v.resources))
+    spans = [(j, 0, lengths[j]) for j in range(len(v.resources))] if narrow is None else narrow.spans
+    for k, (j, so, length) in enumerate(spans):
+        if narrow is not None:
+            m.in_bounds(so, length, lengths[j])
+        alloc, off = where[j][0], m.ints.add(where[j][1], so)
         if accesses[j] & READ:
-            reads.append(m.memory.read(alloc, off, lengths[j]))
+            reads.append(m.memory.read(alloc, off, length))
         if accesses[j] & WRITE:
-            writes.append((j, alloc, off, lengths[j]))
-    uniforms = [m.scalar(u) for u in v.uniform_operands]
+            writes.append((k, alloc, off, length))
+    dropped = narrow.dropped if narrow is not None else frozenset()
+    joined = narrow.joined if narrow is not None else {}
+    uniforms = [joined[i] if i in joined else m.scalar(u) for i, u in enumerate(v.uniform_operands) if i not in dropped]
     workload = m.ints_of(v.workload)
     for j, alloc, off, length in writes:
         m.write(alloc, off, m.dispatch_out(op, j, reads, uniforms, workload, length), op)
