@@ -84,6 +84,7 @@ class Decider:
         self.dump_prefix = dump_prefix or model.func.name
         self.stats = Stats()
         self._cache: dict[object, Verdict] = {}
+        self._core_proofs: set[object] = set()  # canonical keys of conditions proved under their core
         self._times: list[z3.ArithRef] | None = None
         self._solvers: dict[tuple[frozenset[int], tuple[int, ...]], z3.Solver] = {}
         self._unmodelled = Unmodelled(model)
@@ -174,7 +175,7 @@ class Decider:
         hit = self._cache.get(key)
         if hit is not None and hit.status != "violated":
             return Verdict(hit.status, hit.how, {}, hit.reason)
-        v = self._solve(ob, [cond_z3(self.model, cond_)], cond_exprs(cond_))
+        v = self._solve(ob, [cond_z3(self.model, cond_)], cond_exprs(cond_), cond_)
         self._cache[key] = v
         return v
 
@@ -253,18 +254,26 @@ class Decider:
         return self._solve(ob, parts, exprs)
 
     # -- Z3 ---------------------------------------------------------------------------------------
-    def _solve(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr]) -> Verdict:
+    def _solve(self, ob: Obligation, parts: list[z3.BoolRef], exprs: list[Expr], cond: Cond | None = None) -> Verdict:
+        """Decide `parts` (`cond`, when they are just that condition) under the facts of `exprs`."""
         self.stats.z3_queries += 1
         symbols = self.model.symbols
         closure = symbols.closure(exprs)
         # A nonlinear closure gets a fresh solver per query (below), which then re-asserts every
         # pack's layout: ask first under the facts that usually decide it (a proof from fewer
         # facts is a proof). A linear closure shares one incremental solver, which is cheaper.
+        # Conditions equal up to a renaming of atoms under their cores (one layer of a model
+        # against the next) are proved once.
         if any(symbols.facts[fi].nonlinear for fi in closure[1]):
             core = symbols.core(exprs)
             if core[1] != closure[1]:
+                key = symbols.canonical(cond, core[1]) if cond is not None else None
+                if key is not None and key in self._core_proofs:
+                    return Verdict("proved", "z3")
                 verdict = self._solve_in(ob, parts, exprs, core)
                 if verdict.status == "proved":
+                    if key is not None:
+                        self._core_proofs.add(key)
                     return verdict
         return self._solve_in(ob, parts, exprs, closure)
 

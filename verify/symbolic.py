@@ -107,6 +107,13 @@ def const(n: int) -> Expr:
     return Expr(n) if n else ZERO
 
 
+# Fact kinds that define their first expression's (fresh) atom from the others and hold for any
+# values of those others: `p = a*b`, a min/max, a clipped length, a comparison's 0/1, a select,
+# an aligned value, a runtime check's guard (`g = 1 -> ...`, satisfied by g = 0). Not `div` or
+# `rem` (they require a positive divisor) nor `assume` (it constrains its operands).
+_DEFINING = frozenset({"mul", "minmax", "subspan_clip", "cmpi", "check", "select", "align"})
+
+
 @dataclass(slots=True, eq=False)
 class Atom:
     """An index quantity the verifier cannot compute. `value` is the SSA value it stands for
@@ -179,6 +186,8 @@ class Symbols:
     # closure -> its constraints (queries with one closure of nonlinear facts each get a fresh
     # solver, and building the same few hundred terms for each was a quarter of their time)
     _closure_terms: dict[tuple[frozenset[int], tuple[int, ...]], tuple[list[BoolRef], bool]] = field(default_factory=dict)
+    _core_index: dict[int, list[tuple[int, int | None]]] = field(default_factory=dict)  # see `_core_edges`
+    _core_indexed: int = 0
 
     @property
     def ctx(self) -> z3.Context:
@@ -304,11 +313,13 @@ class Symbols:
         """A part of `closure(exprs)` that usually decides a query: the facts reachable from its
         atoms, where a pack's layout facts count only for the slices the query reaches: a
         slice's bounds once its offset is reached, the disjointness of two slices once both
-        offsets are (the packs of one function share size atoms, so the closure of any query
-        about one slice holds every pack's layout: hundreds of bounds and up to N²/2 four-way
+        offsets are, and a fact defining an atom from others (`_DEFINING`) only once the atom it
+        defines is reached, not through its operands (the packs of one function share size
+        atoms, so the closure of any query about one slice holds every pack's layout: hundreds of bounds and up to N²/2 four-way
         disjunctions for N slices). A query unsatisfiable under fewer facts is unsatisfiable
         under all of them, so a proof from the core is a proof; a satisfiable one is asked again
         with the whole closure (`Decider`)."""
+        index = self._core_edges()
         seen: set[int] = set()
         facts: set[int] = set()
         stack = [a for e in exprs for a in e.atoms()]
@@ -317,20 +328,33 @@ class Symbols:
             if a in seen:
                 continue
             seen.add(a)
-            for fi in self.by_atom.get(a, ()):
-                if fi in facts:
+            for fi, other in index.get(a, ()):
+                if fi in facts or (other is not None and other not in seen):
                     continue
-                f = self.facts[fi]
-                kind = f.shape[0] if f.shape is not None else ""
-                if kind == "pack_bound" and f.shape is not None and not seen.issuperset(f.shape[1][0].atoms()):
-                    continue
-                if kind == "pack_disjoint" and f.shape is not None:
-                    oi, _, oj, _ = f.shape[1]
-                    if not (seen.issuperset(oi.atoms()) and seen.issuperset(oj.atoms())):
-                        continue
                 facts.add(fi)
-                stack.extend(f.atoms)
+                stack.extend(self.facts[fi].atoms)
         return frozenset(seen), tuple(sorted(facts))
+
+    def _core_edges(self) -> dict[int, list[tuple[int, int | None]]]:
+        """For `core`: atom -> (fact, the other atom that must be reached first, if any); facts
+        are only ever appended, so the index is extended for the new ones."""
+        index = self._core_index
+        for fi in range(self._core_indexed, len(self.facts)):
+            f = self.facts[fi]
+            kind = f.shape[0].split(":", 1)[0] if f.shape is not None else ""
+            if f.shape is not None and (kind in _DEFINING or kind == "pack_bound"):
+                for a in f.shape[1][0].atoms():  # from the defined atom (the slice offset) only
+                    index.setdefault(a, []).append((fi, None))
+            elif f.shape is not None and kind == "pack_disjoint":
+                oi, _, oj, _ = f.shape[1]
+                (i,), (j,) = oi.atoms(), oj.atoms()  # pack offsets are atoms
+                index.setdefault(i, []).append((fi, j))
+                index.setdefault(j, []).append((fi, i))
+            else:
+                for a in f.atoms:
+                    index.setdefault(a, []).append((fi, None))
+        self._core_indexed = len(self.facts)
+        return index
 
     def assumptions(self, exprs: Iterable[Expr]) -> tuple[list[BoolRef], bool]:
         """The constraints a query over `exprs` may rely on, and whether any is nonlinear."""
@@ -352,12 +376,14 @@ class Symbols:
         self._closure_terms[(atoms, facts)] = (out, nonlinear)
         return list(out), nonlinear
 
-    def canonical(self, exprs: Iterable[Iterable[Expr]]) -> tuple[object, ...] | None:
+    def canonical(self, exprs: Iterable[Iterable[Expr]], facts: tuple[int, ...] | None = None) -> tuple[object, ...] | None:
         """A key equal for queries that are the same up to a renaming of atoms: the query's
-        expressions and the shapes of every fact they depend on, atoms numbered by first
-        appearance. None when some fact has no shape."""
+        expressions and the shapes of every fact they depend on (or of `facts`: those a query is
+        asked under, e.g. its `core`), atoms numbered by first appearance. None when some fact
+        has no shape."""
         groups = [tuple(g) for g in exprs]
-        _, facts = self.closure(e for g in groups for e in g)
+        if facts is None:
+            _, facts = self.closure(e for g in groups for e in g)
         # Many queries share one closure (every query about one pack depends on all of its
         # layout facts): the facts' part of the key is computed once per closure. Atoms are
         # numbered first by the facts (in fact order), then by the query: two keys are equal
