@@ -73,6 +73,46 @@ class ModuleGlobals:
                             name.value, ty.type if isinstance(ty, TypeAttr) else None, "is_mutable" in op.properties,
                             op.properties.get("initial_value"), op)
         self._immediate: dict[str, bool] | None = None
+        self._initializer_only: frozenset[str] | None = None
+
+    def may_store_immutable(self, func: Op) -> bool:
+        """May `func` store an immutable global? IREE (UtilOps.td, VerifyInitializationOrder):
+        an initializer, or a private function called only from initializers (directly or through
+        such functions)."""
+        if func.name == INITIALIZER:
+            return True
+        if self._initializer_only is None:
+            self._initializer_only = self._initializer_only_functions()
+        name = func.properties.get("sym_name")
+        return isinstance(name, StringAttr) and name.value in self._initializer_only
+
+    def _initializer_only_functions(self) -> frozenset[str]:
+        if self.module is None:
+            return frozenset()
+        callers: dict[str, set[str | None]] = {}  # callee -> its callers (None: an initializer)
+        private: set[str] = set()
+        for top in self.module.ops:
+            if top.name not in ("util.func", "func.func", INITIALIZER):
+                continue
+            name = top.properties.get("sym_name")
+            me = name.value if isinstance(name, StringAttr) and top.name != INITIALIZER else None
+            vis = top.properties.get("sym_visibility")
+            if me is not None and isinstance(vis, StringAttr) and vis.value == "private":
+                private.add(me)
+            for op in top.walk():
+                callee = op.properties.get("callee") if op.name in ("util.call", "func.call") else None
+                if isinstance(callee, SymbolRefAttr):
+                    callers.setdefault(callee.root, set()).add(me)
+        only: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for f in private - only:
+                who = callers.get(f)
+                if who and all(c is None or c in only for c in who):
+                    only.add(f)
+                    changed = True
+        return frozenset(only)
 
     def get(self, name: str | None) -> GlobalDecl | None:
         return self.decls.get(name) if name is not None else None

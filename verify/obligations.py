@@ -580,6 +580,22 @@ def globals_(model: FunctionModel) -> Iterator[Obligation]:
                 detail=f"is not covered by the timepoint stored in @{companion}" if companion else
                 "is not finished when the value is stored into the global",
             )
+    # A call without a summary may load or store any global (verify.storage: calls touching
+    # globals are not summarised): an access of a mutable global here is never proved then.
+    if model.storage.call_reasons:
+        calls = sorted(model.storage.call_reasons, key=lambda o: (o.location.line, o.location.col))
+        seen: set[int] = set()
+        for a in model.accesses:
+            if a.alloc.kind is not AllocKind.GLOBAL or not a.alloc.mutable or a.alloc.id in seen:
+                continue
+            seen.add(a.alloc.id)
+            call = calls[0]
+            yield Obligation(
+                "RACE_WRITE_AFTER_WRITE" if a.writes else "RACE_READ_AFTER_WRITE", "opaque", a.site, None, a, None, a.alloc,
+                roles=("access", ""), op=a.site.op,
+                detail=f"{a.site.op.name} uses the mutable global @{a.alloc.symbol}, which the call at {call.location} may use too "
+                       f"({model.storage.call_reasons[call]})",
+            )
     for site, name in model.immutable_stores:
         yield Obligation(
             "BORROWED_INPUT_MUTATED", "fact", site, None, roles=("store", ""), op=site.op,

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import verify.int_facts  # noqa: F401  (registers the evaluators of util/hal/cf facts)
-from stream.ir.attributes import AnyAffinity, Attribute
+from stream.ir.attributes import AnyAffinity, Attribute, StringAttr, SymbolRefAttr
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.interfaces import alias_pairs, sized_operands, sized_results
@@ -262,9 +262,30 @@ def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
 def _call(w: _Walker, op: Op) -> None:
     """A call to a private function with a summary (verify.calls): its results are the storage
     of the arguments they return, or fresh values; any other call: `default_results`."""
-    from verify.calls import call_storage
+    from verify.calls import call_storage, fence_callee
 
+    touched = _callee_global(w.module, op)
+    if touched is not None and fence_callee(w.module, op) is None:
+        # A summary says what the callee does to its arguments, not to globals: the caller's
+        # accesses to the same global would go unchecked against the callee's. No summary.
+        w.storage.call_reasons[op] = f"the callee uses the resource global @{touched} (calls touching globals are not summarised)"
+        default_results(w, op)
+        return
     call_storage(w, op)
+
+
+def _callee_global(module: Module | None, op: Op) -> str | None:
+    """A resource global the function `op` calls loads or stores, if any."""
+    callee = op.properties.get("callee")
+    if module is None or not isinstance(callee, SymbolRefAttr):
+        return None
+    for top in module.ops:
+        name = top.properties.get("sym_name")
+        if top.name in ("util.func", "func.func") and isinstance(name, StringAttr) and name.value == callee.root:
+            for inner in top.walk():
+                if inner.name in (LOAD, STORE) and any(isinstance(v.type, ResourceType) for v in (*inner.operands, *inner.results)):
+                    return global_name(inner)
+    return None
 
 
 @storage_rule(LOAD)

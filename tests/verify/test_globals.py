@@ -121,3 +121,78 @@ def test_report_json_of_a_global_program_validates() -> None:
     report = verify_text((ROOT / "proofs/corpus/async_global_timepoint_stale.mlir").read_text(), "stale.mlir")
     validate(json.loads(json.dumps(report.to_json())))
     assert report.classes == {"MISSED_WAIT"}
+
+
+CALLER = '''
+util.global private mutable @state : !stream.resource<variable>
+util.func private @bump() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %s = "util.global.load"() <{global = @state}> : () -> !stream.resource<variable>
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%s as %x: !stream.resource<variable>{%c64}) -> %s{%c64} {
+    %f = stream.async.fill %c1_i32, %x[%c0 to %c64 for %c64] : i32 -> %x as !stream.resource<variable>{%c64}
+    stream.yield %f : !stream.resource<variable>{%c64}
+  } => !stream.timepoint
+  %done = stream.timepoint.await %t => %r : !stream.resource<variable>{%c64}
+  "util.global.store"(%done) <{global = @state}> : (!stream.resource<variable>) -> ()
+  util.return
+}
+util.func public @main() {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c2_i32 = arith.constant 2 : i32
+  %s = "util.global.load"() <{global = @state}> : () -> !stream.resource<variable>
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with(%s as %x: !stream.resource<variable>{%c64}) -> %s{%c64} {
+    %f = stream.async.fill %c2_i32, %x[%c0 to %c64 for %c64] : i32 -> %x as !stream.resource<variable>{%c64}
+    stream.yield %f : !stream.resource<variable>{%c64}
+  } => !stream.timepoint
+  util.call @bump() : () -> ()
+  %done = stream.timepoint.await %t => %r : !stream.resource<variable>{%c64}
+  "util.global.store"(%done) <{global = @state}> : (!stream.resource<variable>) -> ()
+  util.return
+}
+'''
+
+
+def test_a_call_to_a_function_using_a_global_has_no_summary() -> None:
+    """@bump writes @state while @main's own write of it may still run: a callee summary says
+    nothing about globals, so the call is not summarised and @main is not proved (fail closed)."""
+    report = verify_text(CALLER, "call.mlir")
+    assert report.status == "unknown" and not report.errors
+    assert any("resource global @state" in u.reason for u in report.unknowns)
+
+
+HELPER = '''
+util.global private @weights : !stream.resource<constant>
+util.initializer {
+  util.call @init_weights() : () -> ()
+  util.return
+}
+util.func private @init_weights() {
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %r, %t = stream.async.execute on(#hal.device.affinity<@dev0>) with() -> !stream.resource<constant>{%c64} {
+    %s = stream.async.splat %c1_i32 : i32 -> !stream.resource<constant>{%c64}
+    stream.yield %s : !stream.resource<constant>{%c64}
+  } => !stream.timepoint
+  %w = stream.timepoint.await %t => %r : !stream.resource<constant>{%c64}
+  "util.global.store"(%w) <{global = @weights}> : (!stream.resource<constant>) -> ()
+  util.return
+}
+'''
+
+
+def test_a_private_function_only_initializers_call_may_store_an_immutable_global() -> None:
+    """IREE (UtilOps.td, VerifyInitializationOrder): initializer-only functions may set them."""
+    assert "BORROWED_INPUT_MUTATED" not in verify_text(HELPER, "h.mlir").classes
+    # Called from a public function too, it is no longer initializer-only.
+    also = HELPER + '''
+util.func public @reset() {
+  util.call @init_weights() : () -> ()
+  util.return
+}
+'''
+    report = verify_text(also, "h.mlir")
+    assert report.classes == {"BORROWED_INPUT_MUTATED"}
+    assert all(v.function == "init_weights" for v in report.violations)

@@ -10,8 +10,8 @@
   always immediate, they observe it once the timepoint this function leaves in the companion is
   reached (every access here must be finished by then); without one, at the store itself, which
   must find the value ready (a read of all of it, as an export);
-* a store of an immutable global outside an initializer is BORROWED_INPUT_MUTATED (IREE refuses
-  it too; initializers are the only writers of immutable globals).
+* a store of an immutable global outside an initializer (or a private function only initializers
+  call) is BORROWED_INPUT_MUTATED, as IREE's VerifyInitializationOrder refuses it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType, TimepointType
 from verify.events import Site
-from verify.globals import INITIALIZER, LOAD, STORE, global_name
+from verify.globals import LOAD, STORE, global_name
 from verify.model import READ, Builder
 from verify.rules.table import effect
 from verify.storage import AllocKind
@@ -80,7 +80,7 @@ def global_store(b: Builder, op: Op) -> None:
     if not isinstance(v.type, ResourceType):
         return
     site = b.host(op, f"store @{name}")
-    if decl is not None and not decl.mutable and b.model.func.op.name != INITIALIZER:
+    if decl is not None and not decl.mutable and not b.storage.globals.may_store_immutable(b.model.func.op):
         b.model.immutable_stores.append((site, name))
     b.model.global_stores.append((site, v, name))
 
