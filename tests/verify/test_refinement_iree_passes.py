@@ -253,3 +253,35 @@ def test_a_private_callee_may_write_an_argument_every_caller_gives_up() -> None:
 def test_a_private_callee_writing_an_argument_a_caller_sees_differs(caller: str) -> None:
     report = check(callee_program(True, caller), callee_program(False, caller))
     assert any(m.function == "callee" and m.observable == "argument" for m in report.mismatches)
+
+
+# -- a tensor's resource holds exactly its encoded bytes (IREE's contract) -----------------------------
+def update_program(update_size: str, after: bool) -> str:
+    op = ("%r = stream.async.update %u, %t[%off to %end] : !stream.resource<*>{%n} -> %t as !stream.resource<*>{%c64}"
+          if after else
+          "%r = stream.tensor.update %u, %t[%i, %c0] : tensor<2x4xi8> in !stream.resource<*>{%n} -> tensor<16x4xi8> in %t as !stream.resource<*>{%c64}")
+    return f"""
+util.func public @f(%u: !stream.resource<*>, %t: !stream.resource<*>, %i: index, %m: index) -> !stream.resource<*> {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %n = {update_size}
+  %off = arith.muli %i, %c4 : index
+  %end = arith.addi %off, %n : index
+  {op}
+  util.return %r : !stream.resource<*>
+}}
+"""
+
+
+def test_an_update_of_its_resource_size_is_the_tensors_bytes() -> None:
+    # IREE's encode-host-tensors copies the update's resource size: the 8 bytes of a 2x4xi8
+    size = "arith.addi %m, %c0 : index"
+    assert check(update_program(size, False), update_program(size, True)).ok
+
+
+def test_a_resource_not_of_its_tensors_size_is_undecided() -> None:
+    size = "arith.constant 9 : index"  # a 2x4xi8 in 9 bytes: not a program IREE makes
+    report = check(update_program(size, False), update_program(size, True))
+    assert report.mismatches == [] and report.unknowns
+    assert "not its encoded 8" in report.unknowns[0].reason

@@ -39,6 +39,22 @@ def sized(m: Machine, v: object, size_value: object) -> Res:
     return m.res(v, size)  # type: ignore[arg-type]
 
 
+def encoded(m: Machine, r: Res, t: TensorType, dims: list[IntExpr], op: Op) -> None:
+    """BEFORE's resource holding a dense tensor is that tensor's encoded size (IREE's contract:
+    a tensor's resource size is its `stream.tensor.sizeof`); AFTER is held to it, not given it.
+    A size provably different is a program the check does not model (undecided)."""
+    if m.program != "before" or t.encoding is not None or packed_bits(t) is not None:
+        return
+    try:
+        expected = tensor_bytes(m.ints, t, dims, op.name)
+    except Undecided:
+        return
+    if m.facts.eq(r.size, expected) is False:
+        raise Undecided(f"{op.name}: {t} is held in a resource of {m.ints.render(r.size)} bytes, not its "
+                        f"encoded {m.ints.render(expected)}")
+    m.facts.assume_eq(r.size, expected)
+
+
 @rule("stream.tensor.import")
 def _import(m: Machine, op: Op) -> None:
     v = groups(op)
@@ -140,6 +156,7 @@ def _slice(m: Machine, op: Op) -> None:
     v = groups(op)
     t = encoding(op, "source_encoding")
     r = sized(m, v.source, v.source_size)
+    encoded(m, r, t, m.ints_of(v.source_encoding_dims), op)
     pieces = _box(m, op, t, m.ints_of(v.source_encoding_dims), m.ints_of(v.start_indices), m.ints_of(v.lengths), r.size)
     m.set(op.results[0], m.fresh(gather(m, m.bytes_of(r), pieces), op))
 
@@ -150,6 +167,7 @@ def _fill(m: Machine, op: Op) -> None:
     t = encoding(op, "target_encoding")
     dims = m.ints_of(v.target_encoding_dims)
     r = sized(m, v.target, v.target_size)
+    encoded(m, r, t, dims, op)
     starts, lengths = m.ints_of(v.start_indices), m.ints_of(v.lengths)
     if not starts:
         shape = shape_of(t, dims, op.name)
@@ -167,6 +185,8 @@ def _update(m: Machine, op: Op) -> None:
     ut = encoding(op, "update_encoding")
     target = sized(m, v.target, v.target_size)
     update = sized(m, v.update, v.update_size)
+    encoded(m, target, t, m.ints_of(v.target_encoding_dims), op)
+    encoded(m, update, ut, m.ints_of(v.update_encoding_dims), op)
     lengths = shape_of(ut, m.ints_of(v.update_encoding_dims), op.name)
     pieces = _box(m, op, t, m.ints_of(v.target_encoding_dims), m.ints_of(v.start_indices), lengths, target.size)
     m.set(op.results[0], m.tied(target, scatter(m, m.bytes_of(target), pieces, m.bytes_of(update)), op))
