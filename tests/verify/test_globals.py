@@ -196,3 +196,29 @@ util.func public @reset() {
     report = verify_text(also, "h.mlir")
     assert report.classes == {"BORROWED_INPUT_MUTATED"}
     assert all(v.function == "init_weights" for v in report.violations)
+
+
+def test_a_later_load_declaring_more_bytes_than_the_first_is_out_of_bounds() -> None:
+    def program(second: int) -> str:
+        return f'''
+util.global private mutable @g : !stream.resource<variable>
+util.func public @f() {{
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %cN = arith.constant {second} : index
+  %z = arith.constant 0 : i32
+  %a = "util.global.load"() <{{global = @g}}> : () -> !stream.resource<variable>
+  %t = stream.cmd.execute on(#hal.device.affinity<@dev0>) with(%a as %x: !stream.resource<variable>{{%c64}}) {{
+    stream.cmd.fill %z, %x[%c0 for %c64] : i32 -> !stream.resource<variable>{{%c64}}
+  }} => !stream.timepoint
+  %b = "util.global.load"() <{{global = @g}}> : () -> !stream.resource<variable>
+  %u = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t) => with(%b as %y: !stream.resource<variable>{{%cN}}) {{
+    stream.cmd.fill %z, %y[%c0 for %cN] : i32 -> !stream.resource<variable>{{%cN}}
+  }} => !stream.timepoint
+  %d = stream.timepoint.await sync %u => %b : !stream.resource<variable>{{%cN}}
+  util.return
+}}
+'''
+    assert verify_text(program(64), "g.mlir").ok
+    assert verify_text(program(32), "g.mlir").ok
+    assert verify_text(program(128), "g.mlir").classes == {"OUT_OF_BOUNDS"}

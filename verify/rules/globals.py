@@ -4,6 +4,7 @@
   the global a companion timepoint global that may hold a pending timepoint, every access to the
   loaded storage must follow the companion's timepoint (as this function loads it: reached by
   whoever stored it, at a time the function does not know), or it is a MISSED_WAIT;
+  (a later load whose users declare more bytes than the first's is OUT_OF_BOUNDS);
 * a load of a timepoint global gives the timepoint the global holds: at function entry one
   reach per global (ordered by nothing this function does), after a store the stored one;
 * a store of a resource global hands its storage to later loaders: with a companion that is not
@@ -20,9 +21,10 @@ from stream.ir.core import Op, Value
 from stream.ir.types import ResourceType, TimepointType
 from verify.events import Site
 from verify.globals import LOAD, STORE, global_name
-from verify.model import READ, Builder
+from verify.model import READ, Builder, RangeCheck
 from verify.rules.table import effect
 from verify.storage import AllocKind
+from verify.symbolic import ZERO
 
 __all__ = ["global_load", "global_store", "finish_stores"]
 
@@ -61,6 +63,11 @@ def global_load(b: Builder, op: Op) -> None:
     view = b.view(r)
     if view is None or view.alloc.kind is not AllocKind.GLOBAL:
         return  # the value this function stored: its own facts hold
+    if view.size is not view.alloc.size and view.size != view.alloc.size:
+        # Another load of the global declares its own size: it must fit in the size the first
+        # declared (the global's size in this function), or accesses through it may run past it.
+        b.model.ranges.append(RangeCheck(None, op, f"the {view.size} bytes of @{name} this load's users declare", ZERO, view.size,
+                                         view.alloc.size, None, r))
     companion = b.storage.globals.companion(name)
     if companion is None or companion.name in b.model.global_timepoints or b.storage.globals.always_immediate(companion.name):
         return
