@@ -97,3 +97,33 @@ def test_the_final_stage_is_proved_wherever_stage_10_is(model: str) -> None:
     (ten,) = (DATA / model).glob("10_*.mlir")
     (final,) = (DATA / model).glob("99_*.mlir")
     assert _outcome(final) == _outcome(ten)
+
+
+def _pairs() -> list[tuple[Path, Path]]:
+    out = []
+    for model in sorted({p.parent for p in FILES}):
+        stages = sorted(model.glob("[0-9]*.generic.mlir"))
+        out += [(a, b) for a, b in zip(stages, stages[1:]) if not b.name.startswith("99")]
+    return out
+
+
+# Consecutive stages (02..10) known to refine (ratchet): all but rnn_loop's, which loop (control flow).
+REFINES = {f"{b.parent.name}/{b.name[:2]}" for _a, b in _pairs() if b.parent.name != "rnn_loop"}
+
+
+@pytest.mark.parametrize("pair", _pairs(), ids=lambda pair: f"{pair[1].parent.name}/{pair[1].name[:2]}")
+def test_each_pass_between_stages_refines(pair: tuple[Path, Path]) -> None:
+    """What IREE's passes did between two stages computes the same values (`--refines`); alexnet
+    10 against 07 needs the kernels that overwrite an `rw` binding whole (verify.refinement.overwrites)."""
+    from verify.refinement import check_refinement
+
+    before, after = pair
+    key = f"{after.parent.name}/{after.name[:2]}"
+    try:
+        report = check_refinement(_read(before), _read(after))
+    except DiagnosticError as e:
+        assert key not in REFINES and ("control flow" in str(e) or "blocks" in str(e)), str(e)
+        return
+    holds = not report.mismatches and not report.unknowns
+    assert holds or key not in REFINES, f"regression: {key} no longer refines its previous stage: {report.mismatches[:1]} {report.unknowns[:1]}"
+    assert not report.mismatches, f"{key}: {report.mismatches[0]}"

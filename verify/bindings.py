@@ -87,6 +87,8 @@ class Entry:
     # uniform arguments used only to compute subspan offsets: they say where the kernel reads
     # and writes, not what it computes (the refinement leaves them out of the kernel's terms)
     offset_only: frozenset[int] = frozenset()
+    # the entry block's ops (for a verbatim body only those read: `verify.verbatim`)
+    ops: tuple[Op, ...] = ()
 
 
 @dataclass(slots=True)
@@ -215,7 +217,7 @@ def _read_entry(module: Module | None, ref: SymbolRefAttr) -> Entry | str:
     for j, entry in enumerate(subspans):
         if isinstance(entry, list) and any(s.op not in top for s in entry):
             subspans[j] = "a subspan nested in a region"
-    return Entry(uniforms, subspans, defs, _offset_only(func, uniforms, mentioned))
+    return Entry(uniforms, subspans, defs, _offset_only(func, uniforms, mentioned), block.ops)
 
 
 def _offset_only(func: Op, uniforms: list[Value], mentioned: frozenset[str] | None) -> frozenset[int]:

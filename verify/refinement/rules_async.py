@@ -23,6 +23,7 @@ from stream.ir.types import ResourceType
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_width
 from verify.refinement.machine import Machine, Res, groups, rule, tied_in_group
+from verify.refinement.overwrites import overwritten
 from verify.refinement.rules_flow import load_scalar, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.rules_tensor import sized
@@ -161,6 +162,12 @@ def _dispatch(m: Machine, op: Op) -> None:
         else:
             uniforms.append(m.scalar(x))
     position = {i: n for n, i in enumerate(bindings)}
+    # A tied operand the kernel overwrites whole is no input: its old bytes cannot matter
+    # (`verify.refinement.overwrites`), as for the `rw` binding it becomes at the cmd level.
+    overwrites = {n for i, n in position.items() if any(tied_in_group(op, k) == i for k in range(len(op.results)))
+                  and overwritten(m.module, op, n, _const(bindings[i][2]))}
+    if overwrites:
+        inputs = [x for n, x in enumerate(inputs) if n not in overwrites]
     workload = m.ints_of(v.workload)
     result_sizes = m.ints_of(v.result_sizes)
     untied = 0
@@ -206,3 +213,7 @@ def _region(m: Machine, op: Op) -> None:
     for r in op.results:
         if not isinstance(r.type, ResourceType):
             m.set(r, None)
+
+
+def _const(e: object) -> int | None:
+    return e if isinstance(e, int) else None

@@ -10,7 +10,8 @@ and write byte ranges of it.
   guarantees: every slice lies in `[offset, total)` and slices whose lifetime intervals intersect
   are disjoint. The refinement therefore holds for every layout the packing may choose.
 * `resource.constants`: allocations holding the constant values.
-* `cmd.dispatch`: reads its `ro`/`rw` bindings (in binding order), then writes to each `wo`/`rw`
+* `cmd.dispatch`: reads its `ro`/`rw` bindings (in binding order; not an `rw` binding its kernel
+  overwrites whole, `verify.refinement.overwrites`), then writes to each `wo`/`rw`
   binding `j` the kernel output `dispatch_out(entry, j, reads, uniforms, workload)`: the same
   term `stream.async.dispatch` produces for binding `j`. A binding whose executable addresses it
   through one subspan is read and written as that subspan's bytes, and uniforms used only for
@@ -28,6 +29,7 @@ from stream.ir.types import ResourceType
 from verify.refinement.bindings import narrowed
 from verify.refinement.layout import element_width
 from verify.refinement.machine import Machine, Res, groups, rule
+from verify.refinement.overwrites import overwritten
 from verify.refinement.rules_flow import load_scalar, splat_bytes
 from verify.refinement.rules_host import constant_bytes
 from verify.refinement.rules_tensor import sized
@@ -217,7 +219,7 @@ def _dispatch(m: Machine, op: Op) -> None:
         if narrow is not None:
             m.in_bounds(so, length, lengths[j])
         alloc, off = where[j][0], m.ints.add(where[j][1], so)
-        if accesses[j] & READ:
+        if accesses[j] & READ and not (accesses[j] & WRITE and overwritten(m.module, op, j, _const(lengths[j]))):
             reads.append(m.memory.read(alloc, off, length))
         if accesses[j] & WRITE:
             writes.append((k, alloc, off, length))
@@ -241,3 +243,7 @@ def _execute(m: Machine, op: Op) -> None:
 @rule("stream.cmd.serial", "stream.cmd.concurrent")
 def _nested(m: Machine, op: Op) -> None:
     m.run_block(op.regions[0].block, [])
+
+
+def _const(e: object) -> int | None:
+    return e if isinstance(e, int) else None
