@@ -19,6 +19,7 @@ import pytest
 from conftest import ROOT, check
 
 import stream.ir.spec_registry as registry
+from stream.dialect.common import SYNTAX_ONLY
 from verify.rules import EFFECTS, PURE
 
 SPEC_2_3 = {
@@ -39,8 +40,10 @@ def test_every_spec_op_has_a_rule(name: str) -> None:
 
 
 def test_every_registered_stream_op_has_a_rule() -> None:
+    """Except the ops registered for their syntax only (`SYNTAX_ONLY`: `stream.file.*`,
+    `resource.try_map`), which the verifier treats as unknown ops: undecided, never proved."""
     missing = {n for n in registry.registered_names() if n.startswith("stream.") and n not in EFFECTS and n not in PURE}
-    assert missing <= EXECUTABLE_ONLY, sorted(missing - EXECUTABLE_ONLY)
+    assert missing <= EXECUTABLE_ONLY | SYNTAX_ONLY, sorted(missing - EXECUTABLE_ONLY - SYNTAX_ONLY)
 
 
 def test_resource_touching_pure_ops_only_read_sizes() -> None:
