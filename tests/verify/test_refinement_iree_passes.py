@@ -285,3 +285,29 @@ def test_a_resource_not_of_its_tensors_size_is_undecided() -> None:
     report = check(update_program(size, False), update_program(size, True))
     assert report.mismatches == [] and report.unknowns
     assert "not its encoded 8" in report.unknowns[0].reason
+
+
+# -- a signature the pass expanded (propagate-timepoints: a timepoint next to each resource) -----------
+SIG_BEFORE = """
+util.func private @g(%r: !stream.resource<external>) -> !stream.resource<external> {
+  util.return %r : !stream.resource<external>
+}
+"""
+SIG_EXPANDED = """
+util.func private @g(%r: !stream.resource<external>, %t: !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint) {
+  util.return %r, %t : !stream.resource<external>, !stream.timepoint
+}
+"""
+SIG_CHANGED = """
+util.func private @g(%r: !stream.resource<external>, %s: !stream.resource<external>) -> !stream.resource<external> {
+  util.return %s : !stream.resource<external>
+}
+"""
+
+
+def test_an_expanded_signature_is_undecided_not_a_mismatch() -> None:
+    report = check(SIG_BEFORE, SIG_EXPANDED)
+    assert report.mismatches == [] and report.unknowns
+    assert "signature was expanded" in report.unknowns[0].reason
+    changed = check(SIG_BEFORE, SIG_CHANGED)  # another resource added: not an expansion
+    assert changed.mismatches and "signatures do not correspond" in changed.mismatches[0].message
