@@ -64,10 +64,7 @@ class Expr:
             return Expr(self.const + other.const, self.terms)
         if not self.terms:
             return Expr(self.const + other.const, other.terms)
-        acc = dict(self.terms)
-        for a, k in other.terms:
-            acc[a] = acc.get(a, 0) + k
-        return Expr(self.const + other.const, tuple(sorted((a, k) for a, k in acc.items() if k)))
+        return Expr(self.const + other.const, _merge(self.terms, other.terms, 1))
 
     __radd__ = __add__
 
@@ -86,7 +83,9 @@ class Expr:
             return self + (-other)
         if not other.terms:
             return Expr(self.const - other.const, self.terms)
-        return self + other.scale(-1)
+        if not self.terms:
+            return Expr(self.const - other.const, tuple((a, -k) for a, k in other.terms))
+        return Expr(self.const - other.const, _merge(self.terms, other.terms, -1))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Expr) and self.const == other.const and self.terms == other.terms
@@ -101,6 +100,30 @@ class Expr:
 
 
 ZERO = Expr(0)
+
+
+def _merge(x: tuple[tuple[int, int], ...], y: tuple[tuple[int, int], ...], sign: int) -> tuple[tuple[int, int], ...]:
+    """The terms of `x + sign·y`, both sorted by atom: one merge, dropping zero coefficients."""
+    out: list[tuple[int, int]] = []
+    i = j = 0
+    nx, ny = len(x), len(y)
+    while i < nx and j < ny:
+        a, k = x[i]
+        b, m = y[j]
+        if a < b:
+            out.append(x[i])
+            i += 1
+        elif b < a:
+            out.append((b, sign * m))
+            j += 1
+        else:
+            if k + sign * m:
+                out.append((a, k + sign * m))
+            i += 1
+            j += 1
+    out.extend(x[i:])
+    out.extend((b, sign * m) for b, m in y[j:])
+    return tuple(out)
 
 
 def const(n: int) -> Expr:

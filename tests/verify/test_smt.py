@@ -125,8 +125,10 @@ def test_queries_under_one_closure_of_facts_share_one_solver(monkeypatch: pytest
 
     monkeypatch.setattr(discharge.z3, "Solver", CountingSolver)
     report = verify_module(scheduled)
-    assert report.ok and report.stats.unknown == 0 and report.stats.by_z3 > 300
-    assert report.stats.z3_queries > 300 and len(made) <= 8
+    # (Since races between two slices live at once are implied by the pack's layout and each
+    # access staying in its slice, about 340 of its 405 queries are no longer asked.)
+    assert report.ok and report.stats.unknown == 0 and report.stats.by_z3 > 100
+    assert report.stats.z3_queries > 50 and len(made) <= 8
 
 
 def test_each_function_and_each_refinement_check_has_its_own_z3_context() -> None:
