@@ -29,6 +29,7 @@ from verify.bindings import BindingContext, Entry, read_entry, subspan_size
 from verify.exec_arith import Domain, Interpreter, Unreadable, caller_value
 from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.machine import Machine
+from verify.refinement.overwrites import stores_whole
 from verify.refinement.rules_host import _POLY_OPS
 from verify.refinement.solver import Undecided
 
@@ -82,6 +83,8 @@ class Narrowed:
     # out): FuseDispatchBindings splits an index operand in two, stage 10 passes it whole.
     joined: dict[int, IntExpr] = field(default_factory=dict)
     high_halves: frozenset[int] = frozenset()
+    # per span: the kernel stores all of it and reads none of it (verify.refinement.overwrites)
+    stored: tuple[bool, ...] = ()
 
     @property
     def dropped(self) -> frozenset[int]:
@@ -128,7 +131,8 @@ def narrowed(m: Machine, op: Op, count: int) -> Narrowed | None:
         except Unreadable:
             continue
         highs.add(hi)
-    return Narrowed(spans, entry.offset_only, joined, frozenset(highs - entry.offset_only))
+    stored = tuple(stores_whole(s, entry.ops) for _j, s in subs)
+    return Narrowed(spans, entry.offset_only, joined, frozenset(highs - entry.offset_only), stored)
 
 
 def _joins(entry: Entry) -> list[tuple[int, int, Value]]:

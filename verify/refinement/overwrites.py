@@ -28,7 +28,7 @@ from stream.ir.core import Module, Op, Value
 from stream.ir.walk import constant_int
 from verify.bindings import BindingContext, Subspan, read_entry
 
-__all__ = ["overwritten"]
+__all__ = ["overwritten", "stores_whole"]
 
 _STORE = "iree_tensor_ext.dispatch.tensor.store"
 
@@ -56,15 +56,21 @@ def overwritten(module: Module | None, op: Op, binding: int, length: int | None)
 
 
 def _whole_store(s: Subspan, defs: dict[Value, Op], ops: tuple[Op, ...], length: int) -> bool:
-    text = str(s.op.results[0].type)
-    if "<writeonly:" not in text or not s.exact or any(d is None for d in s.shape):
-        return False
-    if len(s.op.operands) != 2 or constant_int(s.op.operands[1], defs) != 0:
+    """The binding's only subspan is at offset 0, as long as the binding, and stored whole."""
+    if len(s.op.operands) != 2 or constant_int(s.op.operands[1], defs) != 0 or not stores_whole(s, ops):
         return False
     count = 1
     for d in s.shape:
         count *= d  # type: ignore[operator]
-    if count * s.element_bytes != length:
+    return count * s.element_bytes == length
+
+
+def stores_whole(s: Subspan, ops: tuple[Op, ...]) -> bool:
+    """Is the subspan `s` (of an entry block `ops`) a `writeonly` static tensor of whole-byte
+    elements whose only use is one store of all of it in the entry block? Then the kernel writes
+    every byte of the subspan, wherever it is, and reads none of them."""
+    text = str(s.op.results[0].type)
+    if "<writeonly:" not in text or not s.exact or any(d is None for d in s.shape):
         return False
     # every use, nested ones included; the store itself must be in the entry block (it always runs)
     users = [inner for o in ops for inner in o.walk() if s.op.results[0] in inner.operands]

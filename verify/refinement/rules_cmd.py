@@ -219,7 +219,9 @@ def _dispatch(m: Machine, op: Op) -> None:
         if narrow is not None:
             m.in_bounds(so, length, lengths[j])
         alloc, off = where[j][0], m.ints.add(where[j][1], so)
-        if accesses[j] & READ and not (accesses[j] & WRITE and overwritten(m.module, op, j, _const(lengths[j]))):
+        # A span (or, unread, a binding) the kernel stores whole is no input: its old bytes cannot matter.
+        whole = narrow.stored[k] if narrow is not None else overwritten(m.module, op, j, _const(lengths[j]))
+        if accesses[j] & READ and not (accesses[j] & WRITE and whole):
             reads.append(m.memory.read(alloc, off, length))
         if accesses[j] & WRITE:
             writes.append((k, alloc, off, length))
