@@ -41,6 +41,23 @@ def _usable_hint(hint: str | None) -> bool:
     return bool(hint) and bool(_VALID_NAME.match(hint)) and not _AUTO_NAME.match(hint)  # type: ignore[arg-type]
 
 
+_INVALID_NAME_CHAR = re.compile(r"[^A-Za-z0-9_$.\-]")
+
+
+def _sanitized(suggested: str | None) -> str | None:
+    """An op's suggested result name made a valid SSA name, as MLIR's printer does it.
+
+    `util.global.load` names its result after the global, and a symbol may be any string:
+    characters an SSA id cannot hold become `_` and a leading digit gets a `_` in front (so
+    `@"0"` never collides with the printer's own `%0`)."""
+    if not suggested:
+        return None
+    name = _INVALID_NAME_CHAR.sub("_", suggested)
+    if name[0].isdigit():
+        name = "_" + name
+    return name if _usable_hint(name) else None
+
+
 @dataclass(slots=True)
 class _Counters:
     value: int = 0
@@ -168,9 +185,9 @@ class Printer:
                     spec = lookup(op.name)
                     asm = (spec.asm_result_names(op) if spec else None) or []
                     if i < len(asm):
-                        hints[i] = asm[i]
+                        hints[i] = _sanitized(asm[i])
                 elif i < len(asm):
-                    hints[i] = asm[i]
+                    hints[i] = _sanitized(asm[i])
         i = 0
         while i < len(results):
             j = i + 1

@@ -112,3 +112,20 @@ def test_f64_constant_in_hex_spells_its_type_once() -> None:
     printed = ir.print_module(module)
     assert "arith.constant 0x7FF0000000000000 : f64\n" in printed and "arith.constant 2.500000e+00 : f64\n" in printed
     assert first_difference(module, reparse(module)) is None
+
+
+
+def test_a_global_load_named_after_an_odd_symbol_prints_a_valid_unique_name() -> None:
+    """`util.global.load` suggests its global's name for its result; `@":"` and `@"0"` are valid
+    symbols but not SSA names (and `%0` is the printer's own first number)."""
+    text = ('util.func @f() -> (!stream.resource<constant>, !stream.resource<constant>, index) {\n'
+            '  %0 = util.global.load immutable @":" : !stream.resource<constant>\n'
+            '  %1 = util.global.load immutable @"0" : !stream.resource<constant>\n'
+            '  %2 = "test.make"() : () -> index\n'
+            '  util.return %0, %1, %2 : !stream.resource<constant>, !stream.resource<constant>, index\n}\n')
+    module = ir.parse_module(text, "t.mlir")
+    printed = ir.print_module(module)
+    assert '%_ = util.global.load immutable @":"' in printed
+    assert '%_0 = util.global.load immutable @"0"' in printed
+    assert '%0 = "test.make"()' in printed
+    assert first_difference(module, reparse(module)) is None

@@ -30,7 +30,7 @@ from verify.exec_arith import Domain, Interpreter, Unreadable, caller_value
 from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.machine import Machine
 from verify.refinement.overwrites import stores_whole
-from verify.refinement.rules_host import _POLY_OPS
+from verify.refinement.rules_host import POLY_OPS
 from verify.refinement.solver import Undecided
 
 __all__ = ["Narrowed", "narrowed"]
@@ -67,7 +67,7 @@ class PolyDomain(Domain):
             return None
         if not all(type(x) is int or isinstance(x, Poly) for x in operands):
             return None
-        exact = _POLY_OPS.get(op.name)
+        exact = POLY_OPS.get(op.name)
         short = op.name.split(".", 1)[1]
         return [getattr(self.m.ints, exact)(*operands) if exact else self.m.ints.apply(short, *operands)]
 

@@ -51,6 +51,7 @@ from stream.ir.interfaces import alias_pairs
 from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function, function, functions
+from verify.calls import CALL_OPS
 from verify.refinement import rules_async, rules_cmd, rules_flow, rules_host, rules_parameter, rules_tensor  # noqa: F401 (rules)
 from verify.refinement.compare import Comparer, Divergence
 from verify.refinement.ints import IntExpr
@@ -297,8 +298,6 @@ def _expanded(f: Function, g: Function) -> bool:
             return False
     return True
 
-
-CALL_OPS = frozenset({"util.call", "func.call"})
 
 
 def _unobserved_args(module: Module, f: Function) -> set[int]:

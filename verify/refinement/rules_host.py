@@ -19,8 +19,8 @@ from verify.refinement.layout import decode_dense, tensor_bytes
 from verify.refinement.machine import RULES, BufView, Machine, Res, float_scalar, groups, rule
 from verify.refinement.terms import ByteStr, ScalarTerm
 
-_POLY_OPS: RuleTable[str] = RuleTable(
-    "_POLY_OPS",
+POLY_OPS: RuleTable[str] = RuleTable(
+    "POLY_OPS",
     """The polynomial operation (`add`, `sub`, `mul` of `verify.refinement.ints`) computing the
     integer arith op exactly; an op without one is applied as an uninterpreted function.""",
     policy="identity",
@@ -66,7 +66,7 @@ def _binary(m: Machine, op: Op) -> None:
     result = op.results[0]
     if isinstance(result.type, (IndexType, IntegerType)):
         x, y = m.integer(a), m.integer(b)
-        poly = _POLY_OPS.get(op.name)
+        poly = POLY_OPS.get(op.name)
         m.set(result, getattr(m.ints, poly)(x, y) if poly else m.ints.apply(short, x, y))
     else:
         x2, y2 = m.scalar(a), m.scalar(b)
