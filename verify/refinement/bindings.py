@@ -33,7 +33,7 @@ from verify.refinement.overwrites import stores_whole
 from verify.refinement.rules_host import POLY_OPS
 from verify.refinement.solver import Undecided
 
-__all__ = ["Narrowed", "narrowed"]
+__all__ = ["Narrowed", "kernel_ranks", "narrowed"]
 
 
 
@@ -91,12 +91,37 @@ class Narrowed:
         return self.offset_only | self.high_halves
 
 
+def kernel_ranks(m: Machine, op: Op, count: int) -> list[int] | None:
+    """The kernel order of the `count` bindings of `op` (`rank[b]`), or None when the executable
+    is not read (binding order then). The kernel order is the order of the subspans in the
+    exported function: FuseDispatchBindings fuses the bindings of one resource into one and
+    renumbers the rest, but keeps the function's ops, so this order is the same at every stage,
+    whereas binding order is not (at stage 10 a kernel may bind its weights second and view them
+    first; at 99, fused with another input, they are the first binding)."""
+    eps = op.properties.get("entry_points")
+    refs = [e for e in eps.elements if isinstance(e, SymbolRefAttr)] if isinstance(eps, ArrayAttr) else []
+    if getattr(m, "module", None) is None or len(refs) != 1:
+        return None
+    entry = read_entry(_context(m), refs[0])
+    if not isinstance(entry, Entry) or len(entry.subspans) != count:
+        return None
+    groups = entry.subspans
+    if any(not isinstance(g, list) or not g for g in groups):
+        return None
+    position = {o: i for i, o in enumerate(entry.defs.values())}
+    first = [min(position.get(s.op, -1) for s in g) for g in groups]  # type: ignore[union-attr]
+    order = sorted(range(count), key=lambda b: first[b])
+    rank = [0] * count
+    for r, b in enumerate(order):
+        rank[b] = r
+    return rank
+
+
 def narrowed(m: Machine, op: Op, count: int) -> Narrowed | None:
     """The subspans of the `count` bindings of `op`, or None (every binding whole) unless each
-    binding has at least one and all are read. Kernel order: one subspan per binding in binding
-    order (the order the terms of `stream.async.dispatch` use); with several subspans of a binding
-    (FuseDispatchBindings fuses the bindings of one resource), the order of the subspans in the
-    function, which the fusion keeps."""
+    binding has at least one and all are read. Kernel order: the order of the subspans in the
+    function (`kernel_ranks`: FuseDispatchBindings keeps it; `stream.async.dispatch` orders its
+    terms the same way)."""
     module = getattr(m, "module", None)
     eps = op.properties.get("entry_points")
     refs = [e for e in eps.elements if isinstance(e, SymbolRefAttr)] if isinstance(eps, ArrayAttr) else []
@@ -112,9 +137,8 @@ def narrowed(m: Machine, op: Op, count: int) -> Narrowed | None:
     subs = [(j, s) for j, group in enumerate(entry.subspans) if isinstance(group, list) for s in group]
     if any(not isinstance(group, list) or not group for group in entry.subspans):
         return None
-    if len(subs) > count:
-        position = {o: i for i, o in enumerate(entry.defs.values())}
-        subs.sort(key=lambda js: position.get(js[1].op, -1))
+    position = {o: i for i, o in enumerate(entry.defs.values())}
+    subs.sort(key=lambda js: position.get(js[1].op, -1))
     dom = PolyDomain(m)
     try:
         it = Interpreter(dom, entry.defs, {a: caller_value(dom, ctx.defs, v) for a, v in zip(entry.uniforms, uniforms)})

@@ -58,6 +58,7 @@ from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Context, Machine, Res
 from verify.refinement.memory import Allocation, Piece
 from verify.refinement.report import Mismatch, RefinementReport, Unknown
+from verify.refinement.rules_globals import run_initializers
 from verify.refinement.solver import DEFAULT_RLIMIT, Undecided
 from verify.refinement.terms import ByteStr, Scalar, UninitAtom
 
@@ -249,9 +250,11 @@ def _run_case(
 ) -> list[Mismatch]:
     mb = Machine(ctx, "before", f, _level(f))
     mb.module = modules[0]
+    run_initializers(mb, modules[0])
     mb.run()
     ma = Machine(ctx, "after", g, _level(g))
     ma.module = modules[1]
+    run_initializers(ma, modules[1])
     ma.run()
     for m in (mb, ma):
         if m.results is None:

@@ -162,6 +162,11 @@ class Machine:
         # verify.refinement.bindings) and what was read of them.
         self.module: Module | None = None
         self.bindings: Any = None
+        # Globals (verify.refinement.rules_globals): what the initializers (and, for mutable
+        # ones, this call) stored; why the initializers could not be run, if they could not.
+        self.global_values: dict[str, Entry] = {}
+        self.initializer_failure: str | None = None
+        self.in_initializer = False
 
     # -- running ---------------------------------------------------------------------------------
     def run(self) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from stream.ir.core import Op
 from stream.ir.types import ResourceType
+from verify.refinement.bindings import kernel_ranks
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import element_width
 from verify.refinement.machine import Machine, Res, groups, rule, tied_in_group
@@ -166,8 +167,15 @@ def _dispatch(m: Machine, op: Op) -> None:
     # (`verify.refinement.overwrites`), as for the `rw` binding it becomes at the cmd level.
     overwrites = {n for i, n in position.items() if any(tied_in_group(op, k) == i for k in range(len(op.results)))
                   and overwritten(m.module, op, n, _const(bindings[i][2]))}
-    if overwrites:
+    n_untied = sum(1 for i in range(len(op.results)) if tied_in_group(op, i) is None)
+    # Kernel order (verify.refinement.bindings.kernel_ranks): bindings are the resource operands,
+    # then the untied results, as ScheduleAllocation lays them out.
+    ranks = kernel_ranks(m, op, len(inputs) + n_untied)
+    if ranks is not None:
+        inputs = [x for _r, _n, x in sorted((ranks[n], n, x) for n, x in enumerate(inputs) if n not in overwrites)]
+    elif overwrites:
         inputs = [x for n, x in enumerate(inputs) if n not in overwrites]
+    n_operands = len(position)
     workload = m.ints_of(v.workload)
     result_sizes = m.ints_of(v.result_sizes)
     untied = 0
@@ -177,12 +185,14 @@ def _dispatch(m: Machine, op: Op) -> None:
             if k not in bindings:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
             r, off, length = bindings[k]
-            out = m.dispatch_out(op, position[k], inputs, uniforms, workload, length)
+            index = ranks[position[k]] if ranks is not None else position[k]
+            out = m.dispatch_out(op, index, inputs, uniforms, workload, length)
             m.set(result, m.tied(r, m.terms.overwrite(m.bytes_of(r), off, out), op, (off, m.ints.add(off, length))))
         else:
             size = result_sizes[i]
             m.facts.assume_nonneg(size)
-            out = m.dispatch_out(op, len(inputs) + untied, inputs, uniforms, workload, size)
+            index = ranks[n_operands + untied] if ranks is not None else len(inputs) + untied
+            out = m.dispatch_out(op, index, inputs, uniforms, workload, size)
             untied += 1
             m.set(result, m.fresh(out, op))
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from stream.ir.attributes import ArrayAttr, IntegerAttr
 from stream.ir.core import Op
 from stream.ir.types import ResourceType
-from verify.refinement.bindings import narrowed
+from verify.refinement.bindings import kernel_ranks, narrowed
 from verify.refinement.layout import element_width
 from verify.refinement.machine import Machine, Res, groups, rule
 from verify.refinement.overwrites import overwritten
@@ -214,7 +214,12 @@ def _dispatch(m: Machine, op: Op) -> None:
         where.append((alloc, m.ints.add(base, offsets[j])))
     # The kernel's interface: each binding, or each subspan of it (verify.refinement.bindings).
     narrow = narrowed(m, op, len(v.resources))
-    spans = [(j, 0, lengths[j]) for j in range(len(v.resources))] if narrow is None else narrow.spans
+    if narrow is not None:
+        spans = narrow.spans
+    else:  # whole bindings, in kernel order when the executable says it
+        ranks = kernel_ranks(m, op, len(v.resources))
+        order = sorted(range(len(v.resources)), key=lambda j: ranks[j]) if ranks is not None else range(len(v.resources))
+        spans = [(j, 0, lengths[j]) for j in order]
     for k, (j, so, length) in enumerate(spans):
         if narrow is not None:
             m.in_bounds(so, length, lengths[j])

@@ -10,6 +10,9 @@ operand), the other timeline ops have no value effect. An op without a rule is o
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, FloatAttr, IntegerAttr, TypeAttr, float_bits
 from stream.ir.core import Op
 from stream.ir.rule_table import RuleTable
@@ -35,9 +38,29 @@ _CASTS = ("index_cast", "index_castui", "extui", "extsi")
 _SCALAR_CASTS = ("trunci", "sitofp", "uitofp", "fptosi", "fptoui", "extf", "truncf")
 
 
+# `#stream.parameter.named<"scope"::"key"> : type` (or without the scope), escape-free strings.
+_NAMED_PARAMETER = re.compile(r'#stream\.parameter\.named<(?:"([^"\\]*)"::)?"([^"\\]*)">(?:\s*:.*)?\Z', re.S)
+
+
+def buffer_string(m: Machine, text: str) -> ScalarTerm:
+    """The value of `util.buffer.constant` holding `text` (a parameter scope or key)."""
+    return m.terms.scalar("buffer", (text,), repr(text))
+
+
+def parameter_atom(m: Machine, op: Op, name: tuple[Any, Any]) -> Any:
+    """The contents of the parameter `name` = (scope, key), as the caller's values spell them."""
+    return m.note(m.terms.opaque(("parameter", name), "parameter"), op)
+
+
 def constant_bytes(m: Machine, op: Op, value: Attribute | None, size: IntExpr) -> ByteStr:
     """`size` bytes of a constant attribute: its decoded bytes (so that one constant spelled two
-    ways, or a splat constant and a splat, compare equal), else its text."""
+    ways, or a splat constant and a splat, compare equal), else its text. A named parameter
+    (`stream.resource.constants` and `async.constant` values before IREE turns them into
+    `cmd.parameter.load`s of `util.buffer.constant` names) is the parameter's bytes from 0."""
+    named = _NAMED_PARAMETER.match(str(value)) if value is not None and not isinstance(value, DenseAttr) else None
+    if named is not None:
+        scope = buffer_string(m, named.group(1)) if named.group(1) is not None else None
+        return m.terms.of(parameter_atom(m, op, (scope, buffer_string(m, named.group(2)))), size)
     decoded = decode_dense(value) if isinstance(value, DenseAttr) else None
     atom = m.note(m.terms.const(decoded if decoded is not None else str(value)), op)
     return m.terms.of(atom, size)

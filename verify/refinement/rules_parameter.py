@@ -19,6 +19,7 @@ from stream.ir.attributes import StringAttr
 from stream.ir.core import Op, Value
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Machine, Res, groups, rule
+from verify.refinement.rules_host import buffer_string, parameter_atom
 from verify.refinement.rules_tensor import sized
 from verify.refinement.solver import Undecided
 from verify.refinement.terms import ByteStr
@@ -28,7 +29,7 @@ from verify.refinement.terms import ByteStr
 def _buffer_constant(m: Machine, op: Op) -> None:
     value = op.properties.get("value")
     text = value.value if isinstance(value, StringAttr) else str(value)
-    m.set(op.results[0], m.terms.scalar("buffer", (text,), repr(text)))
+    m.set(op.results[0], buffer_string(m, text))
 
 
 def _name(m: Machine, v: Value | None) -> Any:
@@ -42,8 +43,7 @@ def _name(m: Machine, v: Value | None) -> Any:
 
 def parameter_bytes(m: Machine, op: Op, scope: Value | None, key: Value, offset: Value, length: IntExpr) -> ByteStr:
     """The bytes `[offset, offset + length)` of the parameter `scope::key`."""
-    name = (_name(m, scope), _name(m, key))
-    atom = m.note(m.terms.opaque(("parameter", name), "parameter"), op)
+    atom = parameter_atom(m, op, (_name(m, scope), _name(m, key)))
     return m.terms.of(atom, length, m.integer(offset))
 
 

@@ -1,0 +1,109 @@
+"""Globals and initializers in the refinement check (`verify.refinement.rules_globals`).
+
+Real IREE 3.13 stages from tests/data/iree_globals: ResNet-50 (constant globals the initializer
+fills; schedule-allocation packs them into one slab) and the transformer with named parameters
+(constants that become `cmd.parameter.load`s of `util.buffer.constant` names; FuseDispatchBindings
+fuses two bindings of a kernel and renumbers the rest). Before the initializers were run, every
+pair of these stages was undecided (`util.global.load` was opaque). Each holding pair has a mutant
+that changes one value the function reads through a global, which must be a VALUE_MISMATCH.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import parse
+
+from verify.refinement import check_refinement
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "iree_globals"
+
+
+def _text(model: str, stage: str) -> str:
+    return (DATA / f"{model}_{stage}.generic.mlir").read_text()
+
+
+def _refines(after: str, before: str) -> tuple[str, object]:
+    report = check_refinement(parse(before, "before.mlir"), parse(after, "after.mlir"))
+    return report.status, report
+
+
+@pytest.mark.parametrize("model, before, after", [
+    ("resnet50", "05_propagate_timepoints", "07_schedule_allocation"),
+    ("tiny_transformer_params", "05_propagate_timepoints", "07_schedule_allocation"),
+    ("tiny_transformer_params", "07_schedule_allocation", "10_elide_timepoints"),
+    ("tiny_transformer_params", "10_elide_timepoints", "99_final"),
+])
+def test_consecutive_stages_reading_globals_refine(model: str, before: str, after: str) -> None:
+    status, report = _refines(_text(model, after), _text(model, before))
+    assert status == "proved", report
+
+
+def test_a_changed_fill_in_the_initializer_is_a_mismatch() -> None:
+    """Stage 07's initializer fills four constant subviews with 0x40E2A2B6 (7.08...); one more ulp
+    in the pattern changes every global the function reads from them."""
+    after = _text("resnet50", "07_schedule_allocation")
+    pattern = '"arith.constant"() <{value = 1088567222 : i32}>'
+    assert after.count(pattern) == 1
+    status, report = _refines(after.replace(pattern, pattern.replace("1088567222", "1088567223")),
+                              _text("resnet50", "05_propagate_timepoints"))
+    assert status == "mismatch", report
+
+
+def test_another_parameter_key_is_a_mismatch() -> None:
+    """Stage 10 loads `model::l0_ln1_g` by a `util.buffer.constant` key where 07 names it in a
+    `#stream.parameter.named` constant: the same bytes. Loading `l0_ln1_b` there is not."""
+    after = _text("tiny_transformer_params", "10_elide_timepoints")
+    key = '"util.buffer.constant"() <{value = "l0_ln1_g"}>'
+    assert after.count(key) == 1
+    status, report = _refines(after.replace(key, key.replace("l0_ln1_g", "l0_ln1_b")),
+                              _text("tiny_transformer_params", "07_schedule_allocation"))
+    assert status == "mismatch", report
+
+
+def test_swapped_fused_subspans_are_a_mismatch() -> None:
+    """At stage 99 a kernel views its fused binding twice; the kernel order is the order of the
+    subspans in the function. Swapping which weight each subspan views changes what it computes."""
+    after = _text("tiny_transformer_params", "99_final")
+    a, b = '"util.buffer.constant"() <{value = "l1_w1"}>', '"util.buffer.constant"() <{value = "l1_w2"}>'
+    assert after.count(a) == 1 and after.count(b) == 1
+    swapped = after.replace(a, "@@A@@").replace(b, a).replace("@@A@@", b)
+    status, report = _refines(swapped, _text("tiny_transformer_params", "10_elide_timepoints"))
+    assert status == "mismatch", report
+
+
+def test_an_initializer_with_blocks_leaves_its_globals_undecided() -> None:
+    status, report = _refines(_text("resnet50", "10_elide_timepoints"), _text("resnet50", "07_schedule_allocation"))
+    assert status == "unknown"
+    assert any("initializer" in u.reason and "blocks" in u.reason for u in report.unknowns), report  # type: ignore[attr-defined]
+
+
+STATE = """
+util.global private mutable @state : !stream.resource<external>
+util.func public @f(%n: index) -> !stream.resource<external> {{
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %s = util.global.load @state : !stream.resource<external>
+  %r = stream.async.clone %s : !stream.resource<external>{{%c64}} -> !stream.resource<external>{{%c64}}
+  {store}
+  util.return %r : !stream.resource<external>
+}}
+"""
+
+
+def test_a_mutable_global_is_undecided_not_assumed_equal() -> None:
+    """A mutable global's value at a call depends on earlier calls: the check does not relate the
+    two programs' states (issue 12), so it neither proves nor refutes what is read from it."""
+    text = STATE.format(store="")
+    status, report = _refines(text, text.replace("util.func public @f(%n: index)", "util.func public @f(%m: index)"))
+    assert status == "unknown"
+    assert "mutable global" in report.unknowns[0].reason  # type: ignore[attr-defined]
+
+
+def test_a_function_storing_a_mutable_global_is_undecided() -> None:
+    store = "util.global.store %r, @state : !stream.resource<external>"
+    before = STATE.format(store="").replace("%s = util.global.load @state", "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //")
+    after = STATE.format(store=store).replace("%s = util.global.load @state", "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //")
+    status, report = _refines(after, before)
+    assert status == "unknown" and "stores the mutable global @state" in report.unknowns[0].reason  # type: ignore[attr-defined]
