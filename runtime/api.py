@@ -76,7 +76,7 @@ def select_function(module: Module, name: str | None) -> Function:
                 return f
         known = ", ".join("@" + f.name for f in fns) or "none"
         raise DiagnosticError.at(module.location, f"no function @{name} in the module (functions: {known})")
-    public = [f for f in fns if f.op.properties.get("sym_visibility") is None]
+    public = [f for f in fns if getattr(f.op.properties.get("sym_visibility"), "value", "public") == "public"]
     if len(public) == 1:
         return public[0]
     names = ", ".join("@" + f.name for f in (public or fns)) or "none"

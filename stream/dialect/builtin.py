@@ -45,13 +45,12 @@ _UTIL_FUNC_ATTRS = (Attr("tied_operands"), Attr("inlining_policy"))
 _FUNC_INHERENT = frozenset(a.name for a in (*_FUNC_ATTRS, *_UTIL_FUNC_ATTRS))
 
 
-def _parse_function(always_visibility: bool, default_dialect: str | None):  # type: ignore[no-untyped-def]
+def _parse_function(tied_results: bool, default_dialect: str | None):  # type: ignore[no-untyped-def]
     def parse(p: Parser, state: OpState) -> None:
         tok = p.lexer.peek()
         if tok.kind == "bare" and tok.text in ("public", "private", "nested"):
-            p.lexer.next()
-            if tok.text != "public":
-                state.properties["sym_visibility"] = StringAttr(tok.text)
+            p.lexer.next()  # MLIR and IREE store the keyword as written, `public` too
+            state.properties["sym_visibility"] = StringAttr(tok.text)
         state.properties["sym_name"] = StringAttr(p.parse_symbol_ref().root)
         p.expect("(", "to start the argument list")
         entry: list[tuple[UnresolvedOperand, Type]] = []
@@ -76,18 +75,35 @@ def _parse_function(always_visibility: bool, default_dialect: str | None):  # ty
             p.expect(")", "to close the argument list")
         result_types: list[Type] = []
         res_attrs: list[Attribute] = []
+        ties: list[int] = []
+
+        def result() -> None:
+            # util.func: a result may be an argument (`%arg0`, `%arg0 as type`): tied to it.
+            tied = -1
+            if tied_results and p.lexer.peek().kind == "percent":
+                use = p.parse_operand()
+                tied = next((i for i, (a, _t) in enumerate(entry) if a.name == use.name), -1)
+                if tied < 0:
+                    raise p.error(f"tied operand not found for result reference %{use.name}")
+                result_types.append(p.parse_type() if p.accept_keyword("as") else arg_types[tied])
+            else:
+                result_types.append(p.parse_type())
+            ties.append(tied)
+
         if p.accept("->"):
             if p.accept("("):
                 if not p.accept(")"):
                     while True:
-                        result_types.append(p.parse_type())
+                        result()
                         res_attrs.append(DictAttr.of(p.parse_attr_dict_body()) if p.lexer.peek().is_punct("{") else DictAttr(()))
                         if not p.accept(","):
                             break
                     p.expect(")")
             else:
-                result_types.append(p.parse_type())
+                result()
                 res_attrs.append(DictAttr(()))
+        if tied_results and ties:  # IREE's parser stores one entry per result, -1 untied
+            state.properties["tied_operands"] = ArrayAttr(tuple(IntegerAttr(t, INDEX) for t in ties))
         state.properties["function_type"] = TypeAttr(FunctionType(tuple(arg_types), tuple(result_types)))
         if any(d.entries for d in arg_attrs):  # type: ignore[attr-defined]
             state.properties["arg_attrs"] = ArrayAttr(tuple(arg_attrs))
@@ -124,19 +140,33 @@ def _print_function(always_visibility: bool):  # type: ignore[no-untyped-def]
         arg_attrs = _dicts(op.properties.get("arg_attrs"), len(ftype.type.inputs))
         parts = []
         for i, t in enumerate(ftype.type.inputs):
-            text = f"{pr.value(args[i])}: {pr.type(t)}" if body is not None else pr.type(t)
+            if body is not None:
+                text = f"{pr.value(args[i])}: {pr.type(t)}"
+            else:  # a declaration: util.func names its arguments anyway (printShapedFunctionSignature)
+                text = f"%arg{i}: {pr.type(t)}" if always_visibility else pr.type(t)
             if arg_attrs[i].entries:
                 text += " " + pr.attr(arg_attrs[i])
             parts.append(text)
         pr.write(f" {format_symbol(name.value)}(" + ", ".join(parts) + ")")
         results = ftype.type.results
         res_attrs = _dicts(op.properties.get("res_attrs"), len(results))
+        ties = _ties(op.properties.get("tied_operands"), len(results), len(ftype.type.inputs)) if always_visibility else None
         if results:
-            texts = [pr.type(t) + (" " + pr.attr(a) if a.entries else "") for t, a in zip(results, res_attrs)]
+            texts = []
+            for i, (t, a) in enumerate(zip(results, res_attrs)):
+                tied = ties[i] if ties is not None else -1
+                if tied >= 0:  # IREE's printShapedFunctionResultList: the argument, its type if it differs
+                    arg = pr.value(args[tied]) if body is not None else f"%arg{tied}"
+                    text = arg if ftype.type.inputs[tied] == t else f"{arg} as {pr.type(t)}"
+                else:
+                    text = pr.type(t)
+                texts.append(text + (" " + pr.attr(a) if a.entries else ""))
             single = len(results) == 1 and not res_attrs[0].entries and not isinstance(results[0], FunctionType)
             pr.write(" -> " + (texts[0] if single else "(" + ", ".join(texts) + ")"))
-        # inlining_policy has no syntax of its own: IREE prints it in the attribute dictionary.
-        extra = {k: v for k, v in op.properties.items() if k not in _FUNC_INHERENT or k == "inlining_policy"}
+        # inlining_policy has no syntax of its own: IREE prints it in the attribute dictionary;
+        # tied_operands only when the signature cannot say it (not one entry per result).
+        extra = {k: v for k, v in op.properties.items()
+                 if k not in _FUNC_INHERENT or k == "inlining_policy" or (k == "tied_operands" and ties is None)}
         extra.update(op.attributes)
         pr.attr_dict(extra, keyword=True)
         if body is not None:
@@ -144,6 +174,19 @@ def _print_function(always_visibility: bool):  # type: ignore[no-untyped-def]
             pr.print_region(body, op, print_entry_args=False)
 
     return print_
+
+
+def _ties(attr: Attribute | None, n_results: int, n_args: int) -> list[int] | None:
+    """util.func's ties, one per result, when the signature can print them (else None: then the
+    attribute, if any, goes in the attribute dictionary)."""
+    if attr is None:
+        return [-1] * n_results if n_results == 0 else None
+    if not isinstance(attr, ArrayAttr) or len(attr) != n_results:
+        return None
+    ties = [e.value if isinstance(e, IntegerAttr) and e.type == INDEX else None for e in attr.elements]
+    if any(t is None or t >= n_args or t < -1 for t in ties):
+        return None
+    return ties  # type: ignore[return-value]
 
 
 def _dicts(attr: Attribute | None, n: int) -> list[DictAttr]:

@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
-from stream.ir.core import Block, Module, Op, Region, Value
+from collections.abc import Callable
 
-__all__ = ["structurally_equal", "first_difference", "ops_equal"]
+from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, StringAttr, TypeAttr
+from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.rule_table import RuleTable
+from stream.ir.types import INDEX, FunctionType
+
+__all__ = ["structurally_equal", "first_difference", "ops_equal", "IMPLIED_PROPERTIES"]
+
+
+def _util_func_defaults(op: Op) -> dict[str, Attribute]:
+    ftype = op.properties.get("function_type")
+    n = len(ftype.type.results) if isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType) else 0
+    implied: dict[str, Attribute] = {"sym_visibility": StringAttr("public")}
+    if n:
+        implied["tied_operands"] = ArrayAttr(tuple(IntegerAttr(-1, INDEX) for _ in range(n)))
+    return implied
+
+
+IMPLIED_PROPERTIES: RuleTable[Callable[[Op], dict[str, Attribute]]] = RuleTable(
+    "IMPLIED_PROPERTIES",
+    """Properties an op means when it lacks them (IREE's builders omit them, its parser stores
+    them): an absent one equals this value. A util.func without `tied_operands` ties nothing, as
+    one whose parser stored `[-1, ...]` from its pretty signature; without `sym_visibility` it is
+    public (IREE prints `public` for it, which its parser then stores).""",
+    policy="identity",
+    entries={"util.func": _util_func_defaults},
+)
+
+
+def _properties(op: Op) -> dict[str, Attribute]:
+    props = dict(op.properties)
+    implied = IMPLIED_PROPERTIES.get(op.name)
+    if implied is not None:
+        for key, value in implied(op).items():
+            props.setdefault(key, value)
+    return props
 
 
 class _Mismatch(Exception):
@@ -28,7 +62,7 @@ def _op(a: Op, b: Op, env: dict[Value, Value]) -> None:
     if a.name != b.name:
         raise _Mismatch(f"op '{a.name}' vs '{b.name}' (at {a.location} / {b.location})")
     _values(a.operands, b.operands, env, where + " operands", define=False)
-    if dict(a.properties) != dict(b.properties):
+    if _properties(a) != _properties(b):
         raise _Mismatch(f"{where}: properties {dict(a.properties)} vs {dict(b.properties)}")
     if dict(a.attributes) != dict(b.attributes):
         raise _Mismatch(f"{where}: attributes {dict(a.attributes)} vs {dict(b.attributes)}")

@@ -52,7 +52,7 @@ from stream.ir.attributes import (
 from stream.ir.core import Module, Op, Region, Value, freeze
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
-from stream.ir.spec import spec_of, view
+from stream.ir.spec import canonical_ties, spec_of, view
 from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function
 from stream.passes.block_builder import BlockBuilder, check_straight_line
@@ -181,6 +181,8 @@ class _FunctionConverter:
         for key in ("sym_visibility", "tied_operands"):
             if key in self.func.op.properties:
                 props[key] = self.func.op.properties[key]
+        if results and "tied_operands" not in props:  # as IREE's util.func parser stores it
+            props["tied_operands"] = canonical_ties(None, len(results), sparse=False)
         for key, n in (("arg_attrs", len(inputs)), ("res_attrs", len(results))):
             kept = _strip_abi_attrs(self.func.op.properties.get(key), n)
             if kept is not None:

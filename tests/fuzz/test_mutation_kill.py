@@ -119,7 +119,7 @@ def race_detector_classes(module: Module) -> set[str]:
                 registry.register(sym.nested[-1] if sym.nested else sym.root, _touch, bindings="bytes")
     found: set[str] = set()
     for f in functions(lowered):
-        if f.is_declaration or f.op.properties.get("sym_visibility") is not None:
+        if f.is_declaration or getattr(f.op.properties.get("sym_visibility"), "value", "public") != "public":
             continue
         inputs = _inputs(lowered, f.name)
         for driver, seed in RUNS:

@@ -92,8 +92,14 @@ def _function(g: Gen) -> Op:
     props: dict[str, Attribute | None] = {
         "sym_name": StringAttr(g.draw(symbols)),  # type: ignore[arg-type]
         "function_type": TypeAttr(FunctionType(tuple(arg_types), tuple(result_types))),  # type: ignore[arg-type]
-        "sym_visibility": StringAttr(g.pick(("private", "nested"))) if g.flag(0.3) else None,
+        "sym_visibility": StringAttr(g.pick(("public", "private", "nested"))) if g.flag(0.3) else None,
     }
+    if name == "util.func" and result_types:  # IREE's parser stores a tie (or -1) per result
+        ties = []
+        for t in result_types:
+            same = [i for i, a in enumerate(arg_types) if a == t]
+            ties.append(g.pick(same) if same and g.flag(0.3) else -1)
+        props["tied_operands"] = ArrayAttr(tuple(IntegerAttr(x, INDEX) for x in ties))  # type: ignore[arg-type]
     if g.flag(0.3) and arg_types:
         props["arg_attrs"] = ArrayAttr(tuple(DictAttr.of(g.draw(st.dictionaries(identifiers, attributes(0), max_size=2))) for _ in arg_types))  # type: ignore[arg-type]
         if not any(d.entries for d in props["arg_attrs"].elements):  # type: ignore[union-attr, attr-defined]

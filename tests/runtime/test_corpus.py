@@ -86,7 +86,7 @@ def prepare(path: Path) -> tuple[ir.Module, Function, list[Any], KernelRegistry,
     text = path.read_text()
     expect = set(text.splitlines()[0].split("EXPECT:")[1].split())
     module = ir.parse_module(text, str(path))
-    (f,) = [g for g in functions(module) if g.op.properties.get("sym_visibility") is None]
+    (f,) = [g for g in functions(module) if getattr(g.op.properties.get("sym_visibility"), "value", "public") == "public"]
     registry = KernelRegistry(DEFAULT_REGISTRY)
     defs = defining_ops(f.body)
     sizes: dict[Any, int] = {}
