@@ -14,6 +14,7 @@ def load_all() -> None:
         region_directives,
         stream_async,
         stream_cmd,
+        stream_func,
         stream_parameter,
         stream_resource,
         stream_tensor,

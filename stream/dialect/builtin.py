@@ -195,7 +195,7 @@ def _dicts(attr: Attribute | None, n: int) -> list[DictAttr]:
     return [DictAttr(())] * n
 
 
-def _function_spec(name: str, always_visibility: bool, default_dialect: str | None) -> OpSpec:
+def function_spec(name: str, always_visibility: bool, default_dialect: str | None) -> OpSpec:
     return OpSpec(
         name,
         attrs=(*_FUNC_ATTRS, *(_UTIL_FUNC_ATTRS if name == "util.func" else (Attr("tied_operands"),))),
@@ -208,8 +208,8 @@ def _function_spec(name: str, always_visibility: bool, default_dialect: str | No
     )
 
 
-define(_function_spec("func.func", False, "func"))
-define(_function_spec("util.func", True, None))
+define(function_spec("func.func", False, "func"))
+define(function_spec("util.func", True, None))
 
 for _ret in ("func.return", "util.return"):
     define(OpSpec(

@@ -201,7 +201,8 @@ class ShapedTypeList:
 # -- symbols -------------------------------------------------------------------------------------
 @directive("SymbolVisibility")
 class SymbolVisibility:
-    """`public` (printed when absent), `private` or `nested`."""
+    """`public` (printed when absent), `private` or `nested`, stored as written (IREE's parser
+    stores `public` too; an absent visibility means the same, see `stream.ir.equality`)."""
 
     @staticmethod
     def parse(ctx: ParseContext, args: tuple[Arg, ...]) -> None:
@@ -209,8 +210,7 @@ class SymbolVisibility:
         tok = p.lexer.peek()
         if tok.kind == "bare" and tok.text in ("public", "private", "nested"):
             p.lexer.next()
-            if tok.text != "public":
-                ctx.attrs[args[0].name] = StringAttr(tok.text)
+            ctx.attrs[args[0].name] = StringAttr(tok.text)
 
     @staticmethod
     def print(pr: Printer, op: Op, spec: OpSpec, args: tuple[Arg, ...]) -> None:

@@ -4,40 +4,51 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, StringAttr, TypeAttr
+from stream.ir.attributes import ArrayAttr, Attribute, DictAttr, IntegerAttr, StringAttr
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.rule_table import RuleTable
-from stream.ir.types import INDEX, FunctionType
 
 __all__ = ["structurally_equal", "first_difference", "ops_equal", "IMPLIED_PROPERTIES"]
 
 
-def _util_func_defaults(op: Op) -> dict[str, Attribute]:
-    ftype = op.properties.get("function_type")
-    n = len(ftype.type.results) if isinstance(ftype, TypeAttr) and isinstance(ftype.type, FunctionType) else 0
-    implied: dict[str, Attribute] = {"sym_visibility": StringAttr("public")}
-    if n:
-        implied["tied_operands"] = ArrayAttr(tuple(IntegerAttr(-1, INDEX) for _ in range(n)))
-    return implied
+def _visibility(value: Attribute) -> Attribute | None:
+    """A symbol without `sym_visibility` is public (MLIR's rule): IREE's builders omit it, its
+    parsers store the `public` they read."""
+    return None if value == StringAttr("public") else value
 
 
-IMPLIED_PROPERTIES: RuleTable[Callable[[Op], dict[str, Attribute]]] = RuleTable(
+def _ties(value: Attribute) -> Attribute | None:
+    """`tied_operands` that ties nothing says nothing: IREE's parsers store `[-1, ...]` where
+    its builders store `[]` or omit it (region ops, util.func)."""
+    if isinstance(value, ArrayAttr) and all(isinstance(e, IntegerAttr) and e.value < 0 for e in value.elements):
+        return None
+    return value
+
+
+def _empty_dicts(value: Attribute) -> Attribute | None:
+    """Argument (result) attributes that are all empty dictionaries say nothing: IREE's
+    signature parsers store one per argument, its builders none."""
+    if isinstance(value, ArrayAttr) and all(isinstance(e, DictAttr) and not e.entries for e in value.elements):
+        return None
+    return value
+
+
+IMPLIED_PROPERTIES: RuleTable[Callable[[Attribute], Attribute | None]] = RuleTable(
     "IMPLIED_PROPERTIES",
-    """Properties an op means when it lacks them (IREE's builders omit them, its parser stores
-    them): an absent one equals this value. A util.func without `tied_operands` ties nothing, as
-    one whose parser stored `[-1, ...]` from its pretty signature; without `sym_visibility` it is
-    public (IREE prints `public` for it, which its parser then stores).""",
+    """Properties whose absence means a value: each maps a property to its normal form (None:
+    the same as absent), so that what IREE's builders omit and its parsers store compare equal.""",
     policy="identity",
-    entries={"util.func": _util_func_defaults},
+    entries={"sym_visibility": _visibility, "tied_operands": _ties, "arg_attrs": _empty_dicts, "res_attrs": _empty_dicts},
 )
 
 
 def _properties(op: Op) -> dict[str, Attribute]:
-    props = dict(op.properties)
-    implied = IMPLIED_PROPERTIES.get(op.name)
-    if implied is not None:
-        for key, value in implied(op).items():
-            props.setdefault(key, value)
+    props: dict[str, Attribute] = {}
+    for key, value in op.properties.items():
+        normal = IMPLIED_PROPERTIES.get(key)
+        kept = normal(value) if normal is not None else value
+        if kept is not None:
+            props[key] = kept
     return props
 
 

@@ -29,7 +29,7 @@ __all__ = [
 FUNCTION_OPS = OpSet(
     "FUNCTION_OPS",
     "The function ops (`Function` views).",
-    {"func.func", "util.func"}, requires=Requirement(traits=frozenset({"function"})),
+    {"func.func", "util.func", "stream.async.func", "stream.cmd.func"}, requires=Requirement(traits=frozenset({"function"})),
 )
 
 

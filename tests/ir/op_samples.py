@@ -460,3 +460,11 @@ module {
   }
 }
 """
+
+# Declarations of stream-level functions (bodies are not printed by IREE 3.13 either).
+SAMPLES["stream_funcs"] = """\
+module {
+  stream.async.func private @inplace(%arg0: !stream.resource<*>, %arg1: index) -> %arg0
+  stream.cmd.func private @ranged(%arg0[%arg1 for %arg2]: !stream.resource<*>, %arg3: i32) -> (i32 {x.y}, i64)
+}
+"""

@@ -121,3 +121,40 @@ def test_buffer_constant_alignment_and_mime_type_are_a_property_dictionary() -> 
     assert '<{alignment = 16 : index, mime_type = "text/plain", name = "n", value = "abc"}>' in print_module(m, generic=True)
     generic = parse_module(print_module(m, generic=True), "g.mlir")
     assert print_module(generic) == print_module(m)
+
+
+EXECUTE_UNTIED_GENERIC = """\
+"util.func"() <{function_type = (!stream.resource<external>) -> !stream.resource<external>, sym_name = "f", sym_visibility = "public"}> ({
+^bb0(%arg0: !stream.resource<external>):
+  %c4 = "arith.constant"() <{value = 4 : index}> : () -> index
+  %0:2 = "stream.async.execute"(%arg0, %c4, %c4) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>, tied_operands = [-1 : index]}> ({
+  ^bb0(%arg1: !stream.resource<external>):
+    %1 = "stream.async.clone"(%arg1, %c4, %c4) : (!stream.resource<external>, index, index) -> !stream.resource<external>
+    "stream.yield"(%1, %c4) <{operandSegmentSizes = array<i32: 1, 1>}> : (!stream.resource<external>, index) -> ()
+  }) : (!stream.resource<external>, index, index) -> (!stream.resource<external>, !stream.timepoint)
+  %2 = "stream.timepoint.await"(%0#1, %0#0, %c4) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!stream.timepoint, !stream.resource<external>, index) -> !stream.resource<external>
+  "util.return"(%2) : (!stream.resource<external>) -> ()
+}) : () -> ()
+"""
+
+
+def test_an_untied_execute_read_from_iree_generic_equals_its_pretty_print() -> None:
+    """IREE's parser stores `tied_operands = [-1 : index]` for an untied execute, its builders
+    `[]`: our pretty print of the former reads back as the latter, and the two are one module."""
+    m = parse_module(_module(EXECUTE_UNTIED_GENERIC), "g.mlir")
+    pretty = print_module(m)
+    assert "stream.async.execute with(%arg0 as %arg1: !stream.resource<external>{%c4})" in pretty
+    assert first_difference(m, parse_module(pretty, "p.mlir")) is None
+
+
+def test_a_written_public_visibility_is_stored_as_iree_stores_it() -> None:
+    text = ("stream.executable private @ex {\n  stream.executable.export public @entry\n"
+            "  builtin.module {\n    func.func @entry() {\n      return\n    }\n  }\n}\n")
+    m = parse_module(text, "ex.mlir")
+    generic = print_module(m, generic=True)
+    assert 'sym_name = "entry", sym_visibility = "public"' in generic
+    assert "stream.executable.export public @entry" in print_module(m)
+    # an export written (or built) without a visibility is the same symbol
+    bare = parse_module(text.replace("export public @entry", "export @entry"), "ex.mlir")
+    assert "sym_visibility" not in bare.ops[0].regions[0].blocks[0].ops[0].properties
+    assert first_difference(m, bare) is None

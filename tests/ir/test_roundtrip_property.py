@@ -66,5 +66,5 @@ def test_families_cover_every_registered_op() -> None:
     structural = {"func.func", "util.func", "func.return", "util.return", "stream.yield", "stream.return", "builtin.module",
                   "util.global", "util.initializer", "stream.executable", "stream.executable.end", "stream.executable.export",
                   "stream.binding.subspan", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.count",
-                  "stream.dispatch.workgroup.size"}
+                  "stream.dispatch.workgroup.size", "stream.async.func", "stream.cmd.func"}
     assert sorted(set(registered_names()) - drawn - structural) == []

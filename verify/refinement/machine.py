@@ -83,15 +83,15 @@ class BufView:
 
 Entry = Any  # Res | BufView | IntExpr | ScalarTerm | None
 Rule = Callable[["Machine", Op], None]
-# Ops that never run in a function body the machine interprets: executable contents, and the
-# terminators `run_block` handles itself.
+# Ops that never run in a function body the machine interprets: executable contents, function
+# declarations, and the terminators `run_block` handles itself.
 _NOT_RUN = OpSet(
     "_NOT_RUN",
     "Ops that never run in a function body the machine interprets: executable contents, and the terminators `run_block` handles itself.",
     {
     "stream.binding.subspan", "stream.dispatch.workgroup.count", "stream.dispatch.workgroup.id",
     "stream.dispatch.workgroup.size", "stream.executable", "stream.executable.end", "stream.executable.export",
-    "stream.return", "stream.yield",
+    "stream.return", "stream.yield", "stream.async.func", "stream.cmd.func",
 },
 )
 RULES: RuleTable[Rule] = RuleTable(
