@@ -32,6 +32,7 @@ from stream.dialect.awaits import PURE_HOST_USERS, TIMELINE_USERS, Gates
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.spec import affinity_of
 from stream.ir.walk import function
 
 __all__ = ["Session", "DEFAULT_DEVICE"]
@@ -83,7 +84,7 @@ class Session:
         function with thousands of submissions, does not redo it."""
         hit = self._places.get(op)
         if hit is None:
-            aff = op.properties.get("affinity") or op.attributes.get("stream.affinity")
+            aff = affinity_of(op) or op.attributes.get("stream.affinity")
             hit = self._places[op] = (_placement(aff), str(op.location))
         placed = hit[0]
         if placed is None:
@@ -96,7 +97,7 @@ class Session:
     def devices_of(self, op: Op) -> frozenset[str] | None:
         """Every device an op may run on (all options of an `optimal` set), else the module's
         default; None when the program does not say (then any device may be meant)."""
-        found = _devices(op.properties.get("affinity") or op.attributes.get("stream.affinity"))
+        found = _devices(affinity_of(op) or op.attributes.get("stream.affinity"))
         return found if found is not None else self._default_devices
 
     def counter(self, device: str) -> None:

@@ -39,7 +39,7 @@ from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.interfaces import alias_pairs, sized_operands, sized_results
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
-from stream.ir.spec import OpSpec, spec_of
+from stream.ir.spec import OpSpec, affinity_of, spec_of
 from stream.ir.types import IndexType, IntegerType, Lifetime, ResourceType
 from stream.ir.walk import Function
 from verify.globals import LOAD, STORE, ModuleGlobals, global_name
@@ -188,7 +188,7 @@ class _Walker:
         self.device_stack: list[frozenset[str] | None] = [default_device]
 
     def device(self, op: Op) -> frozenset[str] | None:
-        own = devices_of(op.properties.get("affinity"))
+        own = devices_of(affinity_of(op))
         return own if own is not None else self.device_stack[-1]
 
     def block(self, block: Block) -> None:

@@ -38,7 +38,7 @@ from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr,
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
-from stream.ir.spec import spec_of
+from stream.ir.spec import affinity_of, spec_of
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, users
 
@@ -305,7 +305,7 @@ def result_affinity(op: Op) -> AffinityAttr | None:
     """Where the resource results of a stream op live: the attribute its spec declares
     (`OpSpec.result_affinity`, e.g. a transfer's `target_affinity`), else its `affinity`."""
     key = _result_affinity_key(op.name)
-    found = (op.properties.get(key) if key is not None else None) or op.properties.get("affinity")
+    found = (op.properties.get(key) if key is not None else None) or affinity_of(op)
     return found if isinstance(found, AffinityAttr) else normalize(found) if isinstance(found, PromiseAttr) else None
 
 

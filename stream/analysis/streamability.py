@@ -21,7 +21,7 @@ from stream.ir.attributes import Attribute
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet
-from stream.ir.spec import spec_of, view
+from stream.ir.spec import affinity_of, spec_of, view
 from stream.ir.types import Lifetime, ResourceType
 
 __all__ = [
@@ -120,7 +120,7 @@ def execution_affinity(op: Op, default: Attribute | None) -> Attribute | None:
     rule (a transfer from external or staging memory runs on the target, one to external or
     staging memory on the source, otherwise on the source); else the function's or module's
     default."""
-    affinity = op.properties.get("affinity")
+    affinity = affinity_of(op)
     if affinity is not None:
         return affinity
     if op.name == "stream.async.transfer":

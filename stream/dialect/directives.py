@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from stream.ir.attributes import ArrayAttr, Attribute, IntegerAttr, StringAttr, SymbolRefAttr, format_symbol
-from stream.ir.core import Op
+from stream.ir.core import Op, Value
 from stream.ir.format import Arg, ParseContext, directive
 from stream.ir.parser import Parser, UnresolvedOperand
-from stream.ir.types import I32, INDEX, ResourceType, TensorType, Type
+from stream.ir.types import I32, INDEX, OpaqueType, ResourceType, TensorType, Type
 
 if TYPE_CHECKING:
     from stream.ir.printer import Printer
@@ -379,6 +379,7 @@ class EncodedShapedFunctionType:
                     types.append(t)
                     sizes.extend(shape)
                 else:
+                    encodings.append(_type_attr(UNUSED_ENCODING))
                     types.append(enc)
                 if not p.accept(","):
                     break
@@ -431,7 +432,7 @@ class EncodedShapedFunctionType:
         names = [a.name for a in args]
         operands = spec.operand_group(op, names[0])
         sizes = iter(spec.operand_group(op, names[2]))
-        encs = iter(_types_of(op.properties.get(names[3])))
+        encs = iter(dispatch_resource_encodings(operands, op.properties.get(names[3])))
         dims = iter(spec.operand_group(op, names[4]))
         parts = []
         for v in operands:
@@ -457,6 +458,20 @@ class EncodedShapedFunctionType:
                 outs.append(f"{enc_text} in {sized(pr, r.type, size)}")
         out = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
         pr.write("(" + ", ".join(parts) + ") -> " + out)
+
+
+# IREE stores one `operand_encodings` entry per operand of a `stream.tensor.dispatch`, this type
+# for the ones that are not tensors (index and integer operands).
+UNUSED_ENCODING = OpaqueType("!util.unused")
+
+
+def dispatch_resource_encodings(operands: tuple[Value, ...] | list[Value], attr: Attribute | None) -> list[Type]:
+    """The encodings of a tensor dispatch's resource operands, in order, from an
+    `operand_encodings` with one entry per operand (IREE's layout) or one per resource operand."""
+    encs = _types_of(attr)
+    if len(encs) == len(operands):
+        return [e for e, v in zip(encs, operands) if isinstance(v.type, ResourceType)]
+    return encs
 
 
 def _type_attr(t: Type) -> Attribute:

@@ -169,13 +169,15 @@ define(OpSpec(
     pure=True,
     operands=(res("source"), idx("source_size"), idx("result_size")),
     results=(rres("result"),),
-    attrs=(AFFINITY, Attr("source_affinity"), Attr("target_affinity")),
+    # IREE 3.13 names a transfer's `on(...)` `execution_affinity` (its `from`/`to` are the others).
+    attrs=(Attr("execution_affinity"), Attr("source_affinity"), Attr("target_affinity")),
     result_affinity="target_affinity",  # IREE's getResultAffinityAttr: its result lives at `to(...)`
     sized=Sized((("source", "source_size"),), "result_size"),
     accesses=(Access("source", "source_size"),),
     levels=TENSOR_ASYNC,
     traits=frozenset({"streamable"}),
-    format=f"{ON} $source `:` type($source) `` `{{` $source_size `}}` (`from` `(` $source_affinity^ `)`)? `->` "
+    format=f"(`on` `(` $execution_affinity^ `)`)? $source `:` type($source) `` `{{` $source_size `}}` "
+    "(`from` `(` $source_affinity^ `)`)? `->` "
     f"(`to` `(` $target_affinity^ `)`)? {_SIZED_RESULT} attr-dict-with-keyword",
     summary="moves a resource to another device and/or lifetime; may copy",
 ))

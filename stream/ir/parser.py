@@ -225,12 +225,14 @@ class Parser(AttrParser):
             raise self.error(f"expected an operation name, found '{name_tok.text or 'end of input'}'", name_tok)
         loc = self.parse_optional_loc()
         total = sum(count for _, count, _ in groups)
-        if total != len(state.result_types):
+        # As in MLIR, results may go unnamed (they cannot be used then); only a wrong count
+        # of given names is an error.
+        if groups and total != len(state.result_types):
             raise self.lexer.error_at(
                 start.pos,
                 f"'{state.name}' produces {len(state.result_types)} result(s), but {total} name(s) are given",
             )
-        results: list[Value] = []
+        results: list[Value] = [] if groups else [Value(t) for t in state.result_types]
         types = iter(state.result_types)
         for name, count, pos in groups:
             if count == 1:

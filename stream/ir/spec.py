@@ -157,7 +157,9 @@ class OpSpec:
         self._operand_index = {o.name: i for i, o in enumerate(self.operands)}
         self._result_index = {r.name: i for i, r in enumerate(self.results)}
         self._attr_index = {a.name: a for a in self.attrs}
-        self.affinity = "affinity" if "affinity" in self._attr_index else None
+        # Where the op runs (`on(...)`): `affinity`, which IREE names `execution_affinity` on a
+        # transfer (whose `from`/`to` are the other two).
+        self.affinity = next((n for n in ("affinity", "execution_affinity") if n in self._attr_index), None)
         if self.result_affinity is not None and self.result_affinity not in self._attr_index:
             raise ValueError(f"{self.name}: result_affinity names attribute '{self.result_affinity}', which the op does not have")
         self._check_interfaces()
@@ -412,6 +414,14 @@ def spec_of(op: Op | str) -> OpSpec | None:
 
     found = lookup(op if isinstance(op, str) else op.name)
     return found if isinstance(found, OpSpec) else None
+
+
+def affinity_of(op: Op) -> Attribute | None:
+    """The op's own `on(...)` affinity, whatever its spec calls it (`OpSpec.affinity`); an op
+    without a spec is read under the common name `affinity`."""
+    spec = spec_of(op)
+    name = spec.affinity if spec is not None else None
+    return op.properties.get(name or "affinity")
 
 
 def view(op: Op) -> OpView:

@@ -149,6 +149,7 @@ _NAME_KINDS: dict[str, tuple[str, Callable[[Attribute], bool]]] = {
     "result_encodings": ("a list of types", lambda a: isinstance(a, ArrayAttr) and all(isinstance(e, TypeAttr) for e in a)),
     "values": ("a list of attributes", lambda a: isinstance(a, ArrayAttr)),
     "affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
+    "execution_affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
     "source_affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
     "target_affinity": ("a device affinity", lambda a: isinstance(a, AnyAffinity) or (isinstance(a, OpaqueAttr) and a.text.startswith("#"))),
 }

@@ -116,6 +116,8 @@ def view_class(spec: OpSpec) -> type[OpView]:
         members.setdefault(a.name, _attr(a.name))
     for i, region in enumerate(spec.regions):
         members.setdefault(region.name, _region(i))
+    if spec.affinity is not None:  # `view(op).affinity` whatever the spec calls it
+        members.setdefault("affinity", _attr(spec.affinity))
     clash = set(members) & (set(OpView.__slots__) | set(dir(OpView)))
     if clash:
         raise ValueError(f"{spec.name}: group name(s) {sorted(clash)} clash with the view's own attributes")

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stream.analysis.affinity import InputAffinity, normalize, result_attr_affinity, same_device
+from stream.dialect.directives import UNUSED_ENCODING
 from stream.ir.attributes import (
     AffinityAttr,
     ArrayAttr,
@@ -235,7 +236,7 @@ class _FunctionConverter:
             "stream.async.transfer",
             {"source": t.resource, "source_size": t.size, "result_size": t.size},
             {"result": result_type},
-            {"affinity": t.device, "source_affinity": t.device, "target_affinity": target},
+            {"execution_affinity": t.device, "source_affinity": t.device, "target_affinity": target},
         )
         return op.results[0]
 
@@ -340,6 +341,7 @@ class _FunctionConverter:
                 encoding_dims.extend(dims)
             else:
                 operands.append(self.b.lookup(a))
+                encodings.append(TypeAttr(UNUSED_ENCODING))
         ties = _tied_list(op)
         result_dims = iter(v.result_dims)
         result_sizes: list[Value] = []

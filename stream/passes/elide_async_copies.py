@@ -184,7 +184,7 @@ def _clone_safe(op: Op, a: Analysis) -> bool:
 
 def _transfer_safe(op: Op, a: Analysis) -> bool:
     source_device = op.properties.get("source_affinity") or a.devices.get(op.operands[0])
-    target_device = op.properties.get("target_affinity") or op.properties.get("affinity")
+    target_device = op.properties.get("target_affinity") or op.properties.get("execution_affinity")
     if source_device is None or target_device is None or not same_device(source_device, target_device):  # type: ignore[arg-type]
         return False
     return _copy_is_unobservable(op, a)

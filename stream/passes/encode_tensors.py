@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import product
 
+from stream.dialect.directives import dispatch_resource_encodings
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, FloatAttr, IntegerAttr, TypeAttr
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -253,7 +254,7 @@ class _Encoder:
         v = view(op)
         operands = self.values(op, "mixed_operands")
         sizes = iter(self.values(op, "operand_sizes"))
-        encodings = iter(_types(v.operand_encodings))
+        encodings = iter(dispatch_resource_encodings(operands, v.operand_encodings))
         enc_dims = iter(self.values(op, "operand_encoding_dims"))
         zero = self.b.index(0)
         bindings: list[Attribute] = []
@@ -264,6 +265,8 @@ class _Encoder:
                 continue
             size = next(sizes)
             enc = next(encodings)
+            if not isinstance(enc, TensorType):
+                raise DiagnosticError.at(op.location, f"encode-tensors: a resource operand's encoding is {enc}, not a tensor type")
             resource_sizes.append(size)
             offsets.append(zero)
             ends.append(size)

@@ -133,7 +133,7 @@ def _resolve(block: Block, conflicts: list[Conflict]) -> Block:
                 "stream.async.transfer",
                 {"source": value, "source_size": size, "result_size": size},
                 {"result": UNKNOWN},
-                {"affinity": device, "source_affinity": device, "target_affinity": device},
+                {"execution_affinity": device, "source_affinity": device, "target_affinity": device},
                 location=op.location,
             )
             operands[c.index] = transfer.results[0]
@@ -195,7 +195,7 @@ class _Retyper:
             "stream.async.transfer",
             {"source": source, "source_size": size, "result_size": self.b.lookup(result_sizes(op).get(0, op.operands[1]))},
             {"result": ResourceType(lifetime)},
-            {"affinity": device, "source_affinity": device, "target_affinity": device},
+            {"execution_affinity": device, "source_affinity": device, "target_affinity": device},
             location=op.location,
         )
         if op.results[0].name_hint is not None:

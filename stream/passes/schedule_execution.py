@@ -67,7 +67,7 @@ def strip_implied_affinities(op: Op, affinity: Attribute | None) -> Op:
     if affinity is None:
         return op
     props = dict(op.properties)
-    names = ("affinity", "source_affinity", "target_affinity") if op.name == "stream.async.transfer" else ("affinity",)
+    names = ("execution_affinity", "source_affinity", "target_affinity") if op.name == "stream.async.transfer" else ("affinity",)
     changed = False
     for name in names:
         if props.get(name) == affinity:

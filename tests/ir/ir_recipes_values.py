@@ -16,6 +16,7 @@ from ir_gen import (
     resource_types,
 )
 
+from stream.dialect.directives import UNUSED_ENCODING
 from stream.ir.attributes import (
     ArrayAttr,
     Attribute,
@@ -279,6 +280,7 @@ def _tensor_dispatch(g: Gen) -> None:
             dims.extend(d)
         else:
             operands.append(g.value(g.pick((INDEX, I32))))
+            encodings.append(TypeAttr(UNUSED_ENCODING))  # IREE's layout: one per operand
     n = g.count(0, 2)
     ties = draw_ties(g, operands, n, lambda v: isinstance(v.type, ResourceType))
     rtypes: list[Type] = []
@@ -319,7 +321,7 @@ def _async_splat(g: Gen) -> None:
 
 @recipe("stream.async.clone", "stream.async.transfer", "stream.async.cast")
 def _async_unary(g: Gen, name: str) -> None:  # type: ignore[misc]
-    attrs: dict[str, Attribute | None] = {"affinity": g.affinity()}
+    attrs: dict[str, Attribute | None] = {"execution_affinity" if name.endswith("transfer") else "affinity": g.affinity()}
     if name.endswith("transfer"):
         attrs["source_affinity"] = g.affinity()
         attrs["target_affinity"] = g.affinity()

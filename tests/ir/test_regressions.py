@@ -129,3 +129,29 @@ def test_a_global_load_named_after_an_odd_symbol_prints_a_valid_unique_name() ->
     assert '%_0 = util.global.load immutable @"0"' in printed
     assert '%0 = "test.make"()' in printed
     assert first_difference(module, reparse(module)) is None
+
+
+def test_results_may_go_unnamed_as_in_mlir() -> None:
+    """IREE's lit tests write `util.optimization_barrier %x : index` (43 cases): MLIR binds no
+    name then, and iree-opt prints the results as `%0`, `%1`; a wrong count of names stays an error."""
+    text = (
+        "util.func public @f(%arg0: index) -> index {\n"
+        "  util.optimization_barrier %arg0 : index\n"
+        "  %c1 = arith.constant 1 : index\n"
+        "  arith.addi %arg0, %c1 : index\n"
+        "  util.return %arg0 : index\n"
+        "}\n"
+    )
+    module = ir.parse_module(text, "t.mlir")
+    barrier, _, add, _ = module.ops[0].regions[0].blocks[0].ops
+    assert [r.type for r in barrier.results] == [INDEX] and [r.type for r in add.results] == [INDEX]
+    printed = ir.print_module(module)
+    assert "%0 = util.optimization_barrier %arg0 : index" in printed
+    assert "%1 = arith.addi %arg0, %c1 : index" in printed
+    assert first_difference(module, reparse(module)) is None
+    try:
+        ir.parse_module(text.replace("  arith.addi", "  %a, %b = arith.addi"), "t.mlir")
+    except ir.DiagnosticError as e:
+        assert "'arith.addi' produces 1 result(s), but 2 name(s) are given" in str(e)
+    else:
+        raise AssertionError("two names for one result were accepted")

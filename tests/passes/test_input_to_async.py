@@ -17,6 +17,7 @@ from strategies import RandomProgram, programs
 import stream.ir as ir
 from runtime.reference import run_reference
 from stream.analysis.storage import Root, StorageInfo, tied_writes
+from stream.ir.spec import affinity_of
 from stream.ir.types import Lifetime, ResourceType, TensorType
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
@@ -52,7 +53,7 @@ def check_invariants(stages: dict[str, ir.Module]) -> None:
         for op in f.op.walk():
             assert not any(isinstance(v.type, TensorType) for v in (*op.operands, *op.results)), op.name
             if op.name.startswith("stream.") and op.name not in ("stream.tensor.load",):
-                assert op.properties.get("affinity") is not None, f"{op.name} has no device"
+                assert affinity_of(op) is not None, f"{op.name} has no device"
     for f in functions(stages["encode-tensors"]):
         assert all(not op.name.startswith("stream.tensor.") or op.name in ("stream.tensor.import", "stream.tensor.export") for op in f.body.ops)
     for f in functions(stages["materialize-copy-on-write"]):

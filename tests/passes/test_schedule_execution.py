@@ -28,6 +28,7 @@ from runtime.reference import run_reference
 from stream.analysis.streamability import is_streamable
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.equality import first_difference
+from stream.ir.spec import affinity_of
 from stream.ir.verifier import verify_structure
 from stream.ir.walk import functions
 from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
@@ -45,7 +46,7 @@ def test_iree_examples_are_fully_scheduled(example: str) -> None:
         assert not any(is_streamable(op) for op in f.body.ops), "a streamable op was left outside every region"
         for region in executes(out):
             for inner in region.regions[0].blocks[0].ops:
-                assert inner.properties.get("affinity") in (None, region.properties.get("affinity"))
+                assert affinity_of(inner) in (None, region.properties.get("affinity"))
 
 
 @pytest.mark.parametrize("example", ["b_diamond", "d_inplace"])
