@@ -1,9 +1,10 @@
 """IREE's Stream lit tests as a conformance suite: read both forms, print back, verify.
 
     python bench/iree_lit.py [IREE_SRC] [--iree-opt PATH] [--only NAME] [--markdown] [--json OUT]
+    python bench/iree_lit.py --summarize OUT
 
 Every `*.mlir` under `compiler/src/iree/compiler/Dialect/Stream/**/test/` of an IREE checkout
-(IREE_SRC, default `$IREE_SRC` or /tmp/iree_co; the tests are read in place, never copied) is
+(IREE_SRC, default `$IREE_SRC`; the tests are read in place, never copied) is
 split at `// -----`. For each case:
 
 * `iree-rejects`: iree-opt (no passes, `--allow-unregistered-dialect`) does not accept it (the
@@ -16,7 +17,7 @@ split at `// -----`. For each case:
   which the `form` column says): proved (with the obligation count;
   `nothing` when there was nothing to prove), violated, unknown, refused (the construct named).
 
-Totals per column, the refusals grouped by their first words. Needs IREE 3.13's iree-opt
+Totals per column, the refusals grouped by reason (symbol names and numbers blanked). Needs IREE 3.13's iree-opt
 (`pip install -e '.[iree]'`): `$IREE_OPT`, else `iree-opt` on PATH; exits 2 saying so when missing.
 """
 
@@ -69,6 +70,17 @@ def _first(text: str) -> str:
         if "error:" in line:
             return line.split("error:", 1)[1].strip()[:120]
     return (text.strip().splitlines() or [""])[0][:120]
+
+
+_NAMES = re.compile(r"@\"[^\"]*\"|@[\w$.-]+|%[\w#]+|\b\d+\b")
+
+
+def _reason(text: str) -> str:
+    """A reason with its symbol and value names and numbers blanked, to group alike ones.
+
+    Details are stored cut at 120 characters, so a parenthesized tail is cut at different
+    places depending on the names before it: it is dropped."""
+    return " ".join(_NAMES.sub("_", text).split(" (")[0].split()[:16])
 
 
 def check(job: tuple[str, int, str, str]) -> dict[str, Any]:
@@ -149,9 +161,9 @@ def summarize(rows: list[dict[str, Any]], markdown: bool) -> str:
     for form in ("written", "iree-generic"):
         verdicts = collections.Counter(r.get("verify", "-") for r in read if r.get("form") == form)
         lines.append(f"verify ({form}): " + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())))
-    refused = collections.Counter(" ".join(str(r.get("detail", "")).split()[:6]) for r in read if r.get("verify") == "refused")
+    refused = collections.Counter(_reason(str(r.get("detail", ""))) for r in read if r.get("verify") == "refused")
     if refused:
-        lines.append("refused, by first words of the reason:")
+        lines.append("refused, by reason (symbol names and numbers blanked):")
         lines += [f"  {n:4d}  {why}" for why, n in refused.most_common(12)]
     trips = collections.Counter(str(r.get("round_trip"))[:80] for r in read if r.get("round_trip") != "ok")
     if trips:
@@ -167,17 +179,24 @@ def summarize(rows: list[dict[str, Any]], markdown: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("src", nargs="?", default=os.environ.get("IREE_SRC", "/tmp/iree_co"))
+    ap.add_argument("src", nargs="?", default=os.environ.get("IREE_SRC"))
     ap.add_argument("--iree-opt")
     ap.add_argument("--only")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--markdown", action="store_true")
-    ap.add_argument("--json")
+    ap.add_argument("--json", help="write the rows to this file")
+    ap.add_argument("--summarize", metavar="JSON", help="print the totals of rows saved with --json; runs nothing")
     args = ap.parse_args(argv)
+    if args.summarize:
+        print(summarize(json.loads(Path(args.summarize).read_text()), args.markdown))
+        return 0
     iree_opt = find_iree_opt(args.iree_opt)
     if iree_opt is None:
         print("iree_lit: iree-opt not found: pip install -e '.[iree]' (iree-base-compiler 3.13.0), "
               "or set $IREE_OPT", file=sys.stderr)
+        return 2
+    if args.src is None:
+        print("iree_lit: pass an IREE source checkout (or set $IREE_SRC)", file=sys.stderr)
         return 2
     src = Path(args.src)
     if not (src / SUBDIR).is_dir():
