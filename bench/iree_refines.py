@@ -2,9 +2,9 @@
 
     python bench/iree_refines.py [TEST_DIR] [--only NAME] [--jobs N] [--timeout S]
 
-For each lit test file of IREE's Stream Transforms (default
-$IREE_SRC/compiler/src/iree/compiler/Dialect/Stream/Transforms/test, $IREE_SRC defaulting to
-/tmp/iree_co), the first `// RUN: iree-opt ...` line gives the pass pipeline (its flags, without
+For each lit test file of IREE's Stream Transforms (TEST_DIR, default
+$IREE_SRC/compiler/src/iree/compiler/Dialect/Stream/Transforms/test for an IREE checkout
+$IREE_SRC), the first `// RUN: iree-opt ...` line gives the pass pipeline (its flags, without
 `--split-input-file` and FileCheck). Each `// -----` case is run through `iree-opt` with those flags;
 a case iree-opt rejects is counted `iree-rejects` (expected-error cases). Otherwise
 `streamproof verify OUT --refines IN` is run and its outcome recorded: proved (exit 0), the
@@ -99,8 +99,8 @@ def run_case(iree_opt: str, flags: list[str], src: str, work: Path, timeout: flo
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    src = Path(os.environ.get("IREE_SRC", "/tmp/iree_co")) / SUBDIR
-    ap.add_argument("test_dir", nargs="?", default=str(src))
+    src = os.environ.get("IREE_SRC")
+    ap.add_argument("test_dir", nargs="?", default=str(Path(src) / SUBDIR) if src else None)
     ap.add_argument("--only", help="only lit files whose name contains this")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120.0)
@@ -109,6 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     if iree_opt is None:
         print("iree_refines: IREE's iree-opt not found (set $IREE_OPT or put it on PATH; "
               "pip install iree-base-compiler==3.13.0)", file=sys.stderr)
+        return 2
+    if args.test_dir is None:
+        print(f"iree_refines: pass the lit test folder ({SUBDIR} of an IREE checkout) or set $IREE_SRC", file=sys.stderr)
         return 2
     tdir = Path(args.test_dir)
     if not tdir.is_dir():
