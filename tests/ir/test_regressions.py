@@ -155,3 +155,17 @@ def test_results_may_go_unnamed_as_in_mlir() -> None:
         assert "'arith.addi' produces 1 result(s), but 2 name(s) are given" in str(e)
     else:
         raise AssertionError("two names for one result were accepted")
+
+
+def test_a_tied_result_may_spell_any_name_as_iree_reads_it() -> None:
+    """IREE's parser ties `-> %x as type` to the target whatever `%x` says, and prints the
+    target (13 outputs of IREE's passes on its lit tests spell `%arg0` for a target `%res`)."""
+    text = (
+        "util.func public @f(%res: !stream.resource<*>, %size: index, %v: i64, %o: index, %e: index, %n: index) -> !stream.resource<*> {\n"
+        "  %0 = stream.async.fill %v, %res[%o to %e for %n] : i64 -> %arg0 as !stream.resource<*>{%size}\n"
+        "  util.return %0 : !stream.resource<*>\n"
+        "}\n"
+    )
+    module = ir.parse_module(text, "t.mlir")
+    assert "i64 -> %res as !stream.resource<*>{%size}" in ir.print_module(module)
+    assert first_difference(module, reparse(module, generic=True)) is None
