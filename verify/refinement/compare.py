@@ -30,7 +30,18 @@ from stream.ir.core import Op
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import Context, same
 from verify.refinement.solver import Undecided
-from verify.refinement.terms import Atom, ByteStr, DispatchAtom, OpaqueAtom, Scalar, ScalarAtom, ScalarTerm, UninitAtom
+from verify.refinement.terms import (
+    Atom,
+    ByteStr,
+    ConstAtom,
+    DispatchAtom,
+    OpaqueAtom,
+    Scalar,
+    ScalarAtom,
+    ScalarTerm,
+    SplatAtom,
+    UninitAtom,
+)
 
 __all__ = ["Divergence", "Comparer", "Blame"]
 
@@ -123,6 +134,16 @@ class Comparer:
             # bytes are no value BEFORE computes.
             if isinstance(atom, OpaqueAtom) and atom.key[:1] != ("parameter",):
                 raise Undecided(f"{atom.label(self.ctx.terms)} is not modelled: whether it equals the other program's bytes is unknown")
+        # A kernel only one program runs, against bytes the other fills in directly (a splat,
+        # constant or stored scalar): a builtin kernel that replaced a splat or fill (IREE's
+        # materialize-builtins). Against anything else (an argument, uninitialized bytes, another
+        # kernel) an uninterpreted kernel's output stays different bytes, as below.
+        for atom, other, bytes_there in ((ab, "after", aa), (aa, "before", ab)):
+            if (isinstance(atom, DispatchAtom) and atom.entry not in self.ctx.kernels[other]
+                    and isinstance(bytes_there, (SplatAtom, ConstAtom, ScalarAtom))):
+                only = "BEFORE" if other == "after" else "AFTER"
+                raise Undecided(f"kernel {atom.label(self.ctx.terms, 0)} runs only in {only}: what it computes is not "
+                                "modelled, so whether it equals the other program's bytes is unknown")
         if type(ab) is not type(aa):
             return False
         if isinstance(ab, DispatchAtom):

@@ -125,6 +125,10 @@ class Context:
     # encoded size of its tensor type). The caller passes both programs the same argument, so an
     # AFTER that never spells the size (a returned argument whose copy was elided) has this one.
     arg_sizes: dict[int, IntExpr] = field(default_factory=dict)
+    # Per program: the kernels (entry points) it dispatches. A kernel only one program runs is
+    # a function the other does not have (IREE's materialize-builtins replaces a splat or fill
+    # with a builtin executable): whether its output equals other bytes is unknown.
+    kernels: dict[str, set[tuple[str, ...]]] = field(default_factory=lambda: {"before": set(), "after": set()})
 
     @staticmethod
     def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
@@ -382,7 +386,9 @@ class Machine:
         numbered as ScheduleAllocation lays them out (resource operands in order, then each untied
         result); `inputs` are the bytes of the bindings the kernel reads (the resource operands,
         a tied operand with its old contents), `uniforms` the scalar operands in order."""
-        atom = self.terms.dispatch(entry_points(op), binding, inputs, uniforms, workload, length)
+        entry = entry_points(op)
+        atom = self.terms.dispatch(entry, binding, inputs, uniforms, workload, length)
+        self.ctx.kernels[self.program].add(entry)
         self.note(atom, op)
         return self.terms.of(atom, length)
 
