@@ -334,3 +334,36 @@ def test_a_kernel_only_after_runs_against_known_bytes_is_undecided() -> None:
     other = kernel_splat("@ex::@k").replace("%c1_i8 = arith.constant 1 : i8", "%c1_i8 = arith.constant 2 : i8")
     assert check(kernel_splat("@ex::@k"), other).mismatches
     assert not check(kernel_splat("@ex::@k"), splat("1")).mismatches
+
+
+# -- a tensor dispatch's encoding dims: streamproof passes them to the kernel, IREE drops them --------
+TENSOR_DISPATCH = """
+util.func public @f(%r: !stream.resource<*>, %size: index, %d: index) -> !stream.resource<*> {
+  %out = stream.tensor.dispatch @ex::@entry(%r) : (tensor<?xf32>{%d} in !stream.resource<*>{%size}) -> tensor<?xf32>{%d} in !stream.resource<*>{%size}
+  util.return %out : !stream.resource<*>
+}
+"""
+
+
+def async_dispatch(operands: str, types: str, source: str = "%r") -> str:
+    return f"""
+util.func public @f(%r: !stream.resource<*>, %size: index, %d: index) -> !stream.resource<*> {{
+  %c0 = arith.constant 0 : index
+  %out = stream.async.dispatch @ex::@entry({source}[%c0 to %size for %size]{operands}) : (!stream.resource<*>{{%size}}{types}) -> !stream.resource<*>{{%size}}
+  util.return %out : !stream.resource<*>
+}}
+"""
+
+
+def test_a_tensor_dispatch_lowered_without_its_encoding_dims_is_undecided() -> None:
+    # IREE's encode-host-tensors drops the dims (its kernels take them as explicit operands)
+    report = check(TENSOR_DISPATCH, async_dispatch("", ""))
+    assert report.mismatches == [] and report.unknowns
+    assert "encoding dims" in str(report.unknowns[0].reason)
+    # streamproof's convention, the dims (input's, then the untied result's) as trailing operands, is proved
+    assert check(TENSOR_DISPATCH, async_dispatch(", %d, %d", ", index, index")).ok
+    # other inputs or other explicit operands still differ
+    wrong_input = async_dispatch("", "").replace("%r: !stream.resource<*>, %size", "%r: !stream.resource<*>, %q: !stream.resource<*>, %size")
+    assert check(TENSOR_DISPATCH.replace("%r: !stream.resource<*>, %size", "%r: !stream.resource<*>, %q: !stream.resource<*>, %size"),
+                 wrong_input.replace("@ex::@entry(%r", "@ex::@entry(%q")).mismatches
+    assert check(TENSOR_DISPATCH, async_dispatch(", %size, %d", ", index, index")).mismatches

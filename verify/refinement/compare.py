@@ -148,13 +148,30 @@ class Comparer:
             return False
         if isinstance(ab, DispatchAtom):
             assert isinstance(aa, DispatchAtom)
-            if ab.head != aa.head or not facts.must_eq(ob, oa, "offsets into kernel outputs"):
+            if ab.head != aa.head:
+                self._implicit_dims_only(ab, aa)
+                return False
+            if not facts.must_eq(ob, oa, "offsets into kernel outputs"):
                 return False
             return self.dispatch_difference(ab, aa) is None
         if isinstance(ab, ScalarAtom):
             assert isinstance(aa, ScalarAtom)
             return ab.width == aa.width and facts.must_eq(ob, oa, "offsets into stored scalars") and self.scalar(ab.value, aa.value)
         return False  # distinct splats, constants, arguments: different bytes
+
+    def _implicit_dims_only(self, b: DispatchAtom, a: DispatchAtom) -> None:
+        """Raise Undecided if the two calls differ only in the trailing encoding dims one of them
+        passes implicitly (a `stream.tensor.dispatch` lowered by IREE, which drops them): whether the
+        kernel reads them is up to an executable that is not modelled."""
+        longer, shorter = (b, a) if len(b.uniforms) > len(a.uniforms) else (a, b)
+        extra = len(longer.uniforms) - len(shorter.uniforms)
+        if (extra == 0 or longer.implicit_dims < extra or (b.entry, b.binding, len(b.inputs), len(b.workload))
+                != (a.entry, a.binding, len(a.inputs), len(a.workload))):
+            return
+        if self.dispatch_difference(b, a) is None:  # compares the common prefix of the uniforms
+            raise Undecided(f"kernel {longer.label(self.ctx.terms, 0)} is called with {extra} more trailing operand(s), "
+                            "the encoding dims of a stream.tensor.dispatch, than in the other program: whether it "
+                            "reads them is not modelled")
 
     def dispatch_difference(self, b: DispatchAtom, a: DispatchAtom) -> tuple[str, int, Divergence | None] | None:
         """None if the two kernel outputs are equal, else what differs first: ("input", i, the

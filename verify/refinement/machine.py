@@ -380,14 +380,16 @@ class Machine:
         uniforms: list[Scalar],
         workload: list[IntExpr],
         length: IntExpr,
+        implicit_dims: int = 0,
     ) -> ByteStr:
         """The bytes a dispatch writes to binding `binding`: `dispatch_out(entry, binding, inputs,
         uniforms, workload)`, the same uninterpreted function at every level. Bindings are
         numbered as ScheduleAllocation lays them out (resource operands in order, then each untied
         result); `inputs` are the bytes of the bindings the kernel reads (the resource operands,
-        a tied operand with its old contents), `uniforms` the scalar operands in order."""
+        a tied operand with its old contents), `uniforms` the scalar operands in order, of which
+        the last `implicit_dims` are encoding dims the op passes implicitly."""
         entry = entry_points(op)
-        atom = self.terms.dispatch(entry, binding, inputs, uniforms, workload, length)
+        atom = self.terms.dispatch(entry, binding, inputs, uniforms, workload, length, implicit_dims)
         self.ctx.kernels[self.program].add(entry)
         self.note(atom, op)
         return self.terms.of(atom, length)

@@ -9,7 +9,9 @@ a resource: its bytes at the export (value levels) or its storage's bytes when t
 
 Tensor-typed ops here follow the input level's layout rules (`verify.refinement.rules_flow`);
 `stream.tensor.dispatch` numbers bindings and uniforms like `flow.dispatch`, taking the dims from
-the operand and result encodings.
+the operand and result encodings. Those dims are streamproof's convention (its encode-tensors
+appends them as trailing operands); IREE's encode-host-tensors drops them, so a kernel called
+without them is undecided against one called with them, not different (see `compare`).
 """
 
 from __future__ import annotations
@@ -242,11 +244,13 @@ def _dispatch(m: Machine, op: Op) -> None:
             inputs.append(m.bytes_of(r))
         else:
             uniforms.append(m.scalar(x))
+    explicit = len(uniforms)
     uniforms.extend(operand_dims)
     ties = [tied_in_group(op, i) for i in range(len(op.results))]
     for i, t in enumerate(ties):
         if t is None and i < len(result_dims):
             uniforms.extend(result_dims[i])
+    implicit = len(uniforms) - explicit
     result_sizes = m.ints_of(v.result_sizes)
     workload = m.ints_of(v.workload)
     untied = 0
@@ -256,10 +260,10 @@ def _dispatch(m: Machine, op: Op) -> None:
             if k not in operands:
                 raise Undecided(f"{op.name}: result {i} is tied to a non-resource operand")
             r = operands[k]
-            m.set(result, m.tied(r, m.dispatch_out(op, binding_of[k], inputs, uniforms, workload, r.size), op))
+            m.set(result, m.tied(r, m.dispatch_out(op, binding_of[k], inputs, uniforms, workload, r.size, implicit), op))
         else:
             size = result_sizes[i]
             m.facts.assume_nonneg(size)
-            out = m.dispatch_out(op, len(inputs) + untied, inputs, uniforms, workload, size)
+            out = m.dispatch_out(op, len(inputs) + untied, inputs, uniforms, workload, size, implicit)
             untied += 1
             m.set(result, m.fresh(out, op))

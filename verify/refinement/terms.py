@@ -90,6 +90,9 @@ class DispatchAtom(Atom):
     workload: tuple[IntExpr, ...]
     length: IntExpr
     id: int
+    # How many trailing uniforms are a `stream.tensor.dispatch`'s encoding dims, which streamproof
+    # passes to the kernel and IREE's encode-host-tensors does not.
+    implicit_dims: int = 0
 
     @property
     def head(self) -> tuple[Any, ...]:
@@ -233,10 +236,11 @@ class Terms:
         uniforms: Sequence[Scalar],
         workload: Sequence[IntExpr],
         length: IntExpr,
+        implicit_dims: int = 0,
     ) -> DispatchAtom:
-        key = ("dispatch", entry, binding, tuple(inputs), tuple(uniforms), tuple(workload), length)
+        key = ("dispatch", entry, binding, tuple(inputs), tuple(uniforms), tuple(workload), length, implicit_dims)
         return self._atom(  # type: ignore[no-any-return]
-            key, lambda i: DispatchAtom(entry, binding, tuple(inputs), tuple(uniforms), tuple(workload), length, i)
+            key, lambda i: DispatchAtom(entry, binding, tuple(inputs), tuple(uniforms), tuple(workload), length, i, implicit_dims)
         )
 
     def splat(self, pattern: bytes) -> SplatAtom:
