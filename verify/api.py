@@ -29,6 +29,7 @@ from verify.globals import initializers
 from verify.hb import HappensBefore
 from verify.model import build_model
 from verify.obligations import generate
+from verify.paths import has_control_flow, paths
 from verify.properties import property_class
 from verify.report import NOT_CHECKED, FunctionSummary, Namer, Report, Unknown, Violation
 from verify.witness import build_witness
@@ -92,6 +93,42 @@ def verify_text(text: str, filename: str = "<string>", **options: object) -> Rep
 
 
 def verify_function(
+    f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None, budget: list[int] | None = None,
+) -> FunctionSummary:
+    """Check one function (or initializer); one with branches path by path (`verify.paths`):
+    what a path violates is reported once, naming the first path it was found on."""
+    if not has_control_flow(f):
+        return _verify_straight(f, module, report, names, smt, rlimit, smt_dump, budget)
+    start = time.perf_counter()
+    budget = budget if budget is not None else [10]
+    all_paths = paths(f)
+    stats = Stats()
+    level = "host"
+    notes: list[str] = []
+    seen: set[tuple[object, ...]] = set()
+    for path in all_paths:
+        n_violations, n_unknowns = len(report.violations), len(report.unknowns)
+        s = _verify_straight(f.with_body(path.ops), module, report, names, smt, rlimit, smt_dump, budget)
+        stats.add(s.stats)
+        if level == "host":
+            level = s.level
+        notes.extend(n for n in s.notes if n not in notes)
+        fresh = report.violations[n_violations:]
+        del report.violations[n_violations:]
+        for v in fresh:
+            if v.key() in seen:
+                continue
+            seen.add(v.key())
+            v.notes.append(f"on the path {path.label}")
+            report.violations.append(v)
+        for u in report.unknowns[n_unknowns:]:
+            u.reason = f"{u.reason} (on the path {path.label})"
+    note = f"{len(all_paths)} control-flow path(s), each checked"
+    return FunctionSummary(f.name, level, stats, time.perf_counter() - start, note, notes=notes)
+
+
+def _verify_straight(
     f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
     smt_dump: str | None = None, budget: list[int] | None = None,
 ) -> FunctionSummary:

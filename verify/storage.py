@@ -55,6 +55,7 @@ class AllocKind(enum.Enum):
     IMPORT_CONSUMED = "import consume"  # ownership passed to the program
     ARGUMENT = "argument"  # a resource-typed function argument (caller storage, read/write)
     CONSTANTS = "constants"  # stream.resource.constants
+    MAPPED = "mapped"  # stream.resource.try_map: a host buffer mapped for the device (storage of its own)
     VALUE = "value"  # a fresh async/tensor-level value
     GLOBAL = "global"  # the storage a resource global holds (`util.global.load`; verify.globals)
     UNKNOWN = "unknown"  # produced by an op the verifier does not model
@@ -142,6 +143,7 @@ class StorageMap:
     # or the value the function stored into it (a later load names that value's storage).
     global_allocs: dict[str, Allocation] = field(default_factory=dict)
     global_values: dict[str, Value] = field(default_factory=dict)
+    mapped: dict[Value, Value] = field(default_factory=dict)  # try_map: host buffer -> the first resource mapping it
     _version: int = 0
 
     def view(self, value: Value) -> View | None:
@@ -384,6 +386,23 @@ def _import(w: _Walker, op: Op) -> None:
     assert spec is not None
     kind = AllocKind.IMPORT_CONSUMED if "consume" in op.properties else AllocKind.IMPORT
     w.storage.allocate(op.results[0], kind, op, w.size(spec.operand_group(op, "result_size")[0]), w.device(op), op.location)
+
+
+@storage_rule("stream.resource.try_map")
+def _try_map(w: _Walker, op: Op) -> None:
+    """The mapped resource is the host buffer's memory: storage of its own, distinct from every
+    allocation, import and global (assumption, docs/VERIFIER.md: distinct `!util.buffer`s do not
+    overlap), and the same storage for another map of the same buffer value."""
+    spec = spec_for(op)
+    assert spec is not None
+    source = spec.operand_group(op, "source")[0]
+    result = spec.result_group(op, "result")[0]
+    earlier = w.storage.mapped.get(source)
+    if earlier is not None:
+        w.storage.alias(result, earlier)
+        return
+    w.storage.allocate(result, AllocKind.MAPPED, op, w.size(spec.operand_group(op, "result_size")[0]), w.device(op), op.location)
+    w.storage.mapped[source] = result
 
 
 @storage_rule("stream.resource.constants")

@@ -311,9 +311,11 @@ for _dim in ("id", "count", "size"):
         format="`[` $dimension `]` attr-dict `:` type($result)",
     ))
 
-# -- host buffers and files (IREE's constant upload: an initializer maps or reads a parameter
-# archive's `!util.buffer`). Only their syntax is modelled: no accesses or timeline (their sizes only), so that the verifier
-# treats them as unmodelled ops (whatever depends on them is undecided, never proved).
+# -- host buffers and files (IREE's constant upload: an initializer maps a constant
+# `!util.buffer` with try_map, or reads it into an allocation through a file). `try_map`'s result
+# is storage of its own (verify.storage); `file.read` writes and `file.write` reads the resource's
+# range `[offset, offset + length)` as queue ops (awaited and result timepoints). What the host
+# buffer holds is not modelled.
 define(OpSpec(
     "stream.resource.try_map",
     operands=(anyv("source"), idx("source_offset"), idx("result_size")),
@@ -344,6 +346,8 @@ define(OpSpec(
     results=(rtp(),),
     attrs=(AFFINITY,),
     sized=Sized((("target", "target_size"),)),
+    accesses=(Access("target", "target_size", "target_offset", length="length", mode="write"),),
+    timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=ASYNC_CMD,
     format=f"{ON} (`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? $source `[` $source_offset `]` `,` "
     "$target `[` $target_offset `]` `,` $length `:` type($source) `->` type($target) `` `{` $target_size `}` "
@@ -357,6 +361,8 @@ define(OpSpec(
     results=(rtp(),),
     attrs=(AFFINITY,),
     sized=Sized((("source", "source_size"),)),
+    accesses=(Access("source", "source_size", "source_offset", length="length", mode="read"),),
+    timeline=Timeline("await_timepoint", "result_timepoint"),
     levels=ASYNC_CMD,
     format=f"{ON} (`await` `(` $await_timepoint^ `)` `=` `` `>`):(`:`)? $source `[` $source_offset `]` `,` "
     "$target `[` $target_offset `]` `,` $length `:` type($source) `` `{` $source_size `}` `->` type($target) "

@@ -76,6 +76,11 @@ OLD_RANGES = {
     ),
     "stream.resource.subview": (("source", "source_size", "source_offset", None, "result_size"),),
 }
+# Declared since (issue 12): the constant upload of an initializer's read path.
+FILE_RANGES = {
+    "stream.file.read": (("target", "target_size", "target_offset", None, "length"),),
+    "stream.file.write": (("source", "source_size", "source_offset", None, "length"),),
+}
 
 
 def _spec(name: str) -> OpSpec:
@@ -121,7 +126,7 @@ def test_ranged_accesses_are_the_old_range_checks() -> None:
         for al in spec.aliases if spec is not None else ():
             if al.offset is not None:
                 derived[name] = ((al.operand, f"{al.operand}_size", al.offset, None, al.length),)
-    assert derived == OLD_RANGES
+    assert derived == OLD_RANGES | FILE_RANGES
 
 
 def test_the_timeline_trait_comes_from_the_interface() -> None:
@@ -129,7 +134,7 @@ def test_the_timeline_trait_comes_from_the_interface() -> None:
     assert timeline == {
         "stream.async.execute", "stream.cmd.execute", "stream.resource.alloca", "stream.resource.dealloca",
         "stream.resource.constants", "stream.timepoint.immediate", "stream.timepoint.join", "stream.timepoint.barrier",
-        "stream.timepoint.await",
+        "stream.timepoint.await", *FILE_RANGES,
     }
     assert _spec("stream.timepoint.join").timeline == Timeline("await_timepoints", "result_timepoint")
 

@@ -1,13 +1,12 @@
 """Real IREE 3.13 output with resource globals (tests/data/iree_globals, ResNet-50): constant
 globals are storage of their own, the initializer is verified, and an initializer the verifier
-cannot model is named as not checked."""
+is checked path by path (verify.paths)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from verify import verify_text
-from verify.report import NOT_CHECKED
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "iree_globals"
 
@@ -45,9 +44,23 @@ def test_stage_07_initializer_storing_an_unawaited_subview_is_a_missed_wait() ->
     assert {v.function for v in report.violations} == {"initializer#0"}
 
 
-def test_stage_10_initializer_with_blocks_is_named_as_not_checked() -> None:
+def test_stage_10_initializer_with_blocks_is_checked_path_by_path() -> None:
+    """The initializer maps the constants (`try_map`) or, if that fails, reads them into an
+    allocation (`file.read`) and joins at ^bb2: both paths are checked and proved."""
     report = verify_text(_text("10_elide_timepoints"), "10.mlir")
-    assert report.status == "unknown" and not report.errors and not report.unknowns
-    (f,) = report.unchecked
-    assert f.name == "initializer#0" and f.level == NOT_CHECKED and "blocks" in f.note
-    assert all(g.checked for g in report.functions[1:])
+    assert report.ok and report.status == "proved", report.text()
+    init = report.functions[0]
+    assert init.name == "initializer#0" and init.checked and init.note == "2 control-flow path(s), each checked"
+    assert init.stats.obligations > 0
+
+
+def test_stage_10_initializer_joining_before_the_file_read_is_a_missed_wait_on_that_path() -> None:
+    """Mutant: the read path passes the immediate timepoint to ^bb2 instead of the read's, so
+    the host's `sync` await at ^bb2 no longer covers the read before the store publishes it."""
+    text = _text("10_elide_timepoints")
+    edge = '"cf.br"(%844, %842)[^bb2]'
+    assert text.count(edge) == 1
+    report = verify_text(text.replace(edge, '"cf.br"(%832, %842)[^bb2]'), "10.mlir")
+    assert not report.ok and report.errors, report.text()
+    assert {v.function for v in report.violations} == {"initializer#0"}
+    assert all("on the path ^bb0 -> (false) ^bb1 -> ^bb2" in v.notes for v in report.violations), report.text()

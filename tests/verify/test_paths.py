@@ -1,0 +1,100 @@
+"""Functions with branches are checked path by path (verify/paths.py): each path is exact, its
+branch conditions are facts, and what a path violates names the path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.parser import parse_module
+from stream.ir.walk import functions
+from verify import verify_module, verify_text
+from verify.paths import paths
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "control_flow"
+
+
+def _read(name: str) -> str:
+    return (DATA / name).read_text()
+
+
+@pytest.mark.parametrize("smt", ["pruned", "full"])
+def test_the_branch_condition_is_a_fact_on_its_edge(smt: str) -> None:
+    text = _read("guarded_offset.mlir")
+    report = verify_text(text, "guarded.mlir", smt=smt)
+    assert report.ok, report.text()
+    assert report.functions[0].note == "2 control-flow path(s), each checked"
+    # The same fill on the other edge (%i >= %n) is out of bounds, and the witness satisfies it.
+    swapped = verify_text(text.replace("[^bb1, ^bb2]", "[^bb2, ^bb1]"), "swapped.mlir", smt=smt)
+    (v,) = swapped.violations
+    assert v.cls == "OUT_OF_BOUNDS" and "on the path ^bb0 -> (false) ^bb1 -> ^bb3" in v.notes
+    assert v.symbols["%i"] >= v.symbols["%n"]
+
+
+def test_a_violation_on_one_edge_names_that_path() -> None:
+    report = verify_text(_read("branch_forgets_wait.mlir"), "diamond.mlir")
+    assert report.classes == {"RACE_WRITE_AFTER_WRITE", "USE_AFTER_FREE"}, report.text()
+    assert all(v.notes[-1] == "on the path ^bb0 -> (false) ^bb2 -> ^bb3" for v in report.violations)
+    # Both edges passing the fill's timepoint: proved.
+    fixed = _read("branch_forgets_wait.mlir").replace('"cf.br"(%ta)[^bb3]', '"cf.br"(%t1)[^bb3]')
+    assert verify_text(fixed, "fixed.mlir").ok
+
+
+def test_scf_if_results_are_the_values_the_taken_region_yields() -> None:
+    report = verify_text(_read("scf_if_timepoint.mlir"), "if.mlir")
+    assert report.classes == {"MISSED_WAIT", "USE_BEFORE_ALLOC"}, report.text()  # the host did not wait for the alloca either
+    assert all("on the path ^bb0 -> scf.if@9:3 else" in v.notes for v in report.violations)
+    both = _read("scf_if_timepoint.mlir").replace('"scf.yield"(%i)', '"scf.yield"(%t1)')
+    assert verify_text(both, "both.mlir").ok
+
+
+def test_paths_are_the_block_sequences_with_arguments_substituted() -> None:
+    module = parse_module(_read("branch_forgets_wait.mlir"), "diamond.mlir")
+    (f,) = functions(module)
+    ps = paths(f)
+    assert [p.label for p in ps] == ["^bb0 -> (true) ^bb1 -> ^bb3", "^bb0 -> (false) ^bb2 -> ^bb3"]
+    block_args = {a for b in f.blocks[1:] for a in b.arguments}
+    for p in ps:
+        assert not any(o.name.startswith("cf.") and o.name != "cf.assert" for o in p.ops)
+        assert not any(v in block_args for o in p.ops for inner in o.walk() for v in inner.operands)
+
+
+def test_a_loop_is_refused_naming_its_back_edge() -> None:
+    text = """
+util.func public @spin(%c: i1) {
+  "cf.br"()[^bb1] : () -> ()
+^bb1:
+  "cf.cond_br"(%c)[^bb1, ^bb2] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+^bb2:
+  util.return
+}
+"""
+    with pytest.raises(DiagnosticError, match=r"loops \(\^bb1 -> \^bb1\)"):
+        verify_module(parse_module(text, "spin.mlir"))
+
+
+def test_too_many_paths_are_refused_not_truncated() -> None:
+    # 10 diamonds in a row: 1024 paths, over the limit of 512.
+    blocks = []
+    for k in range(10):
+        blocks.append(f'^bb{2 * k}:\n  "cf.cond_br"(%c)[^bb{2 * k + 1}, ^bb{2 * k + 2}] <{{operandSegmentSizes = array<i32: 1, 0, 0>}}> : (i1) -> ()')
+        blocks.append(f'^bb{2 * k + 1}:\n  "cf.br"()[^bb{2 * k + 2}] : () -> ()')
+    body = "\n".join(blocks)[len("^bb0:\n"):]
+    text = f"util.func public @wide(%c: i1) {{\n{body}\n^bb20:\n  util.return\n}}\n"
+    with pytest.raises(DiagnosticError, match="more than 512 control-flow paths"):
+        verify_module(parse_module(text, "wide.mlir"))
+
+
+def test_a_mapped_constant_is_storage_of_its_own_and_read_only() -> None:
+    """`try_map`'s result is the host buffer's memory: distinct storage (nothing else aliases
+    it, so publishing it needs no wait), and a constant: writing it is BORROWED_INPUT_MUTATED."""
+    text = _read("try_map_written.mlir")
+    report = verify_text(text, "map.mlir")
+    (v,) = report.violations
+    assert v.cls == "BORROWED_INPUT_MUTATED" and "writes a constant" in v.message and v.allocation is not None
+    assert v.allocation[1] == "mapped"
+    start, end = text.index("  %t = stream.cmd.execute"), text.index("  util.global.store")
+    untouched = text[:start] + text[end:].replace("util.global.store %r", "util.global.store %m")
+    assert verify_text(untouched, "untouched.mlir").status == "proved"

@@ -1,0 +1,203 @@
+"""Control-flow paths: a function with branches as the straight-line programs it can run.
+
+A function (or initializer) whose host code branches, with several blocks (`cf.br`,
+`cf.cond_br`) or with `scf.if` / `scf.index_switch` / `scf.execute_region` ops, runs one path
+per execution: a sequence of blocks from the entry to a return, picking one region of each
+`scf` op on the way. Each path is a straight-line program: its blocks' ops in order, with every
+block argument replaced by the operand its predecessor passed, every `scf` op's results by the
+values its chosen region yields, and the branch taken recorded as a runtime check
+(`cf.assert %c`, or `cf.assert (%c == false)` for the false edge; `verify.int_facts` makes the
+condition a fact for what follows). `paths` lists them all.
+
+Exactness: every execution of the function is an execution of exactly one of these programs
+(the path it takes), with the same ops in the same order on the same values; so a property
+that holds for every execution of every path holds for every execution of the function, and a
+violation on a path is one on the function whenever the path's conditions can hold together
+(infeasible paths may give false alarms, never a missed one). The verifier checks each path
+(`verify.api`) and names it in what it reports.
+
+Loops (a branch back to a block already on the path, `scf.for`, `scf.while`) are not paths:
+`paths` refuses them here, naming the back edge; `verify.loops` checks them by induction.
+More than `MAX_PATHS` paths is refused too (fail closed, named), not truncated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from stream.ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, StringAttr
+from stream.ir.core import Block, Location, Op, Region, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import I1
+from stream.ir.walk import Function
+from stream.passes.block_builder import remap_op
+
+__all__ = ["Path", "paths", "has_control_flow", "MAX_PATHS", "BRANCH_REGION_OPS", "LOOP_OPS"]
+
+MAX_PATHS = 512
+
+# Host ops that run one of their regions (each ends in `scf.yield`, whose operands are the op's results).
+BRANCH_REGION_OPS = frozenset({"scf.if", "scf.index_switch", "scf.execute_region"})
+LOOP_OPS = frozenset({"scf.for", "scf.while", "scf.forall", "scf.parallel"})
+TERMINATORS = frozenset({"util.return", "func.return", "scf.yield", "stream.yield"})
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """One straight-line program of a function: `ops` (a single block's ops, ending in the
+    function's return) and `label`, the blocks and branches taken (`^bb0 -> ^bb2 -> ^bb3`,
+    `scf.if@12:5 then`)."""
+
+    label: str
+    ops: tuple[Op, ...]
+
+
+def has_control_flow(func: Function) -> bool:
+    """Whether `func` has several blocks or host-level `scf` ops (what `paths` linearizes)."""
+    if len(func.blocks) > 1:
+        return True
+    return any(op.name.startswith("scf.") for op in func.body.ops)
+
+
+@dataclass(slots=True)
+class _State:
+    ops: list[Op]
+    mapping: dict[Value, Value]
+    steps: list[str]
+
+    def fork(self) -> _State:
+        return _State(list(self.ops), dict(self.mapping), list(self.steps))
+
+
+def paths(func: Function, limit: int = MAX_PATHS) -> list[Path]:
+    """Every path of `func` (see the module docstring). Raises `DiagnosticError` for a loop or
+    for more than `limit` paths."""
+    blocks = func.blocks
+    out: list[Path] = []
+    for state in _block(func, blocks, 0, _State([], {}, ["^bb0"]), (0,)):
+        out.append(Path(" -> ".join(state.steps), tuple(state.ops)))
+        if len(out) > limit:
+            raise DiagnosticError.at(func.op.location, f"@{func.name} has more than {limit} control-flow paths; the verifier checks each path and refuses this many")
+    return out
+
+
+def _block(func: Function, blocks: Sequence[Block], index: int, state: _State, on_path: tuple[int, ...]) -> Iterator[_State]:
+    block = blocks[index]
+    *body, last = block.ops if block.ops else (None,)
+    for st in _ops(func, [o for o in body if o is not None], state):
+        yield from _terminator(func, blocks, last, st, on_path)
+
+
+def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _State, on_path: tuple[int, ...]) -> Iterator[_State]:
+    if op is None:
+        yield state
+        return
+    if op.name == "cf.br":
+        yield from _edge(func, blocks, op, op.successors[0], op.operands, state, on_path, None)
+        return
+    if op.name == "cf.cond_br":
+        cond, true_args, false_args = _cond_br_groups(op)
+        for dest, args, taken in ((op.successors[0], true_args, True), (op.successors[1], false_args, False)):
+            st = state.fork()
+            _assume(st, op, cond, taken)
+            yield from _edge(func, blocks, op, dest, args, st, on_path, "true" if taken else "false")
+        return
+    if op.successors:
+        raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: this branch is not supported by the verifier (cf.br and cf.cond_br are)")
+    for st in _ops(func, [op], state):
+        yield st
+
+
+def _edge(func: Function, blocks: Sequence[Block], op: Op, dest: int, args: Sequence[Value], state: _State,
+          on_path: tuple[int, ...], taken: str | None) -> Iterator[_State]:
+    if dest in on_path:
+        raise DiagnosticError.at(
+            op.location, f"@{func.name} loops (^bb{on_path[-1]} -> ^bb{dest}): loops (control flow) in multi-block functions are not "
+            "supported by the verifier yet")
+    target = blocks[dest]
+    for param, arg in zip(target.arguments, args, strict=True):
+        state.mapping[param] = state.mapping.get(arg, arg)
+    state.steps.append(f"^bb{dest}" if taken is None else f"({taken}) ^bb{dest}")
+    yield from _block(func, blocks, dest, state, (*on_path, dest))
+
+
+def _ops(func: Function, ops: Sequence[Op], state: _State, start: int = 0) -> Iterator[_State]:
+    """Append `ops[start:]` to the path, forking at each branch-region op."""
+    for i in range(start, len(ops)):
+        op = ops[i]
+        if op.name in LOOP_OPS:
+            raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: loops (control flow) are not supported by the verifier yet")
+        if op.name in BRANCH_REGION_OPS:
+            for label, region, guard in _alternatives(op, state):
+                st = state.fork()
+                if guard is not None:
+                    guard(st)
+                st.steps.append(f"{op.name}@{op.location.line}:{op.location.col} {label}")
+                for inner in _region(func, region, st, op):
+                    yield from _ops(func, ops, inner, i + 1)
+            return
+        if op.name.startswith("scf.") or (op.name.startswith("cf.") and op.name != "cf.assert"):
+            raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: control flow the verifier does not model")
+        state.ops.append(remap_op(op, state.mapping))
+    yield state
+
+
+def _region(func: Function, region: Region, state: _State, owner: Op) -> Iterator[_State]:
+    """The paths through one region of an `scf` branch op: its ops, then its `scf.yield`'s
+    operands become the owner's results."""
+    if len(region.blocks) != 1:
+        raise DiagnosticError.at(owner.location, f"'{owner.name}' in @{func.name}: a region with {len(region.blocks)} blocks is not supported")
+    *body, last = region.blocks[0].ops
+    if last.name != "scf.yield":
+        raise DiagnosticError.at(last.location, f"'{owner.name}' in @{func.name}: a region ends in '{last.name}', not scf.yield")
+    for st in _ops(func, body, state):
+        for result, value in zip(owner.results, last.operands, strict=True):
+            st.mapping[result] = st.mapping.get(value, value)
+        yield st
+
+
+Guard = Callable[[_State], None]
+
+
+def _alternatives(op: Op, state: _State) -> list[tuple[str, Region, Guard | None]]:
+    if op.name == "scf.execute_region":
+        return [("", op.regions[0], None)]
+    cond = op.operands[0]
+    if op.name == "scf.if":
+        alts: list[tuple[str, Region, Guard | None]] = [("then", op.regions[0], lambda st: _assume(st, op, cond, True))]
+        if op.regions[1].blocks:
+            alts.append(("else", op.regions[1], lambda st: _assume(st, op, cond, False)))
+        else:  # no else region: the op has no results, the false edge runs nothing
+            alts.append(("else", Region((Block((), (Op("scf.yield", location=op.location),)),)), lambda st: _assume(st, op, cond, False)))
+        return alts
+    # scf.index_switch: regions are the default, then one per case value (`cases` property)
+    cases = op.properties.get("cases")
+    values = list(cases.values) if isinstance(cases, DenseArrayAttr) else (
+        [e.value for e in cases.elements if isinstance(e, IntegerAttr)] if isinstance(cases, ArrayAttr) else [])
+    out: list[tuple[str, Region, Guard | None]] = [("default", op.regions[0], None)]
+    for value, region in zip(values, op.regions[1:]):
+        out.append((f"case {value}", region, None))
+    return out
+
+
+def _cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:
+    sizes = op.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayAttr) and len(sizes.values) == 3:
+        n_true = int(sizes.values[1])
+        return op.operands[0], op.operands[1:1 + n_true], op.operands[1 + n_true:]
+    raise DiagnosticError.at(op.location, "cf.cond_br without operandSegmentSizes")
+
+
+def _assume(state: _State, at: Op, cond: Value, taken: bool) -> None:
+    """Record that the branch on `cond` went the `taken` way: a runtime check on the path."""
+    c = state.mapping.get(cond, cond)
+    loc: Location = at.location
+    if not taken:
+        false = Value(I1, "false")
+        state.ops.append(Op("arith.constant", results=(false,), properties={"value": IntegerAttr(0, I1)}, location=loc))
+        negated = Value(I1, "not")
+        state.ops.append(Op("arith.cmpi", operands=(c, false), results=(negated,), properties={"predicate": IntegerAttr(0)}, location=loc))
+        c = negated
+    msg = StringAttr("the branch went this way" if taken else "the branch did not go this way")
+    state.ops.append(Op("cf.assert", operands=(c,), properties={"msg": msg}, location=loc))
