@@ -4,8 +4,10 @@ A faithful simulation of IREE's HAL on numpy: timeline semaphores (`runtime.sema
 with their own memory and queue-ordered pools (`runtime.memory`), queue submissions ordered only by
 semaphores (`runtime.scheduler`), three drivers (`runtime.drivers`: sync, task, chaos), command
 buffers with serial and concurrent sections (`runtime.commands`), the host side of cmd-level
-programs (`runtime.executor`, `runtime.host_ops`), numpy kernels (`runtime.kernels`), the reference interpreter for
-input-level programs (`runtime.reference`), a vector-clock race detector (`runtime.races`) and
+programs (`runtime.executor`, `runtime.host_ops`), host control flow shared by both interpreters (`runtime.control_flow`:
+blocks, branches, `scf`), numpy kernels (`runtime.kernels`), the reference interpreter for
+input-level programs (`runtime.reference`), a vector-clock race detector (`runtime.races`, with what
+each value carries across iterations in `runtime.gates`) and
 Chrome/Perfetto traces (`runtime.trace`). `runtime` imports only `stream` (the IR).
 
     from runtime import run_module, run_reference, kernel

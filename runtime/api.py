@@ -102,7 +102,9 @@ def run_module(
     `make_driver` whose semaphores the caller used for `!hal.fence` arguments (the run shuts it
     down when it ends). Raises ExecutionError when the program fails while running,
     DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
-    DiagnosticError for programs the runtime cannot execute."""
+    DiagnosticError for programs the runtime cannot execute. The module's `util.initializer`s run
+    first, in the same run; host control flow (blocks, branches, `scf`) runs as
+    `runtime.control_flow` says."""
     f = select_function(module, function)
     program = prepared(module)
     level = program.level(f)
@@ -129,6 +131,7 @@ def run_module(
         # A run allocates thousands of short-lived objects (commands, views, submissions,
         # semaphores) that reference counting frees; collections would walk the whole module.
         with paused_gc():
+            session.initialize()  # the module's util.initializers, before the function (as IREE loads a module)
             raw = session.call(f.name, args)
             observer = dict(races.host_clock) if races is not None else None
 
@@ -257,7 +260,7 @@ def _type_name(dtype: np.dtype) -> str:
 
 
 def _signal_fences(f: Function) -> set[Any]:
-    return {v for op in f.body.ops if op.name == "stream.timepoint.chain_external" for v in op.operands[1:]}
+    return {v for op in f.op.walk() if op.name == "stream.timepoint.chain_external" for v in op.operands[1:]}
 
 
 def _result(value: Any) -> Any:
@@ -276,7 +279,7 @@ def argument_types(module: Module, function: str | None = None) -> list[Any]:
     values (dynamic dims), which only explicit inputs can provide."""
     f = select_function(module, function)
     defs = defining_ops(f.body)
-    imports = {op.operands[0]: op for op in f.body.ops if op.name == "stream.tensor.import"}
+    imports = {op.operands[0]: op for op in f.op.walk() if op.name == "stream.tensor.import"}
     out: list[Any] = []
     for i, (arg, t) in enumerate(zip(f.arguments, f.type.inputs)):
         if isinstance(t, OpaqueType) and t.text == "!hal.buffer_view":

@@ -2,7 +2,10 @@
 
 A `Session` is one run: it owns the driver (runtime.drivers), one memory pool per device, and every
 allocation made; `call` interprets a function's body op by op, in order, on the host thread
-(SPEC section 3.1: host ops run in program order), by the rules of `runtime.host_ops`; `close`
+(SPEC section 3.1: host ops run in program order), by the rules of `runtime.host_ops`, following
+its branches and `scf` regions (`runtime.control_flow`: a loop runs its body once per iteration,
+each op's rule again, so every iteration issues its own submissions); `initialize` runs the
+module's initializers first, the same way; `close`
 waits for outstanding device work, reports leaks, stops the driver and releases all memory.
 
 Placement: an op's `affinity` (or `stream.affinity`) names its device - the first device of a
@@ -18,7 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runtime.host_ops import HOST_RULES, Frame, Return
+from runtime.control_flow import run_blocks
+from runtime.gates import RunGates
+from runtime.host_ops import Frame, Return
 from runtime.kernels import KernelRegistry
 from runtime.memory import Allocation, DevicePool
 from runtime.program import prepared
@@ -28,12 +33,12 @@ from runtime.semaphore import Fence
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.dialect.abi import wait_fences
-from stream.dialect.awaits import PURE_HOST_USERS, TIMELINE_USERS, Gates
+from stream.dialect.awaits import PURE_HOST_USERS, TIMELINE_USERS
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, OptimalAttr, PromiseAttr
 from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import affinity_of
-from stream.ir.walk import function
+from stream.ir.walk import Function, function
 
 __all__ = ["Session", "DEFAULT_DEVICE"]
 
@@ -67,6 +72,7 @@ class Session:
         # timeline op that uses its result: stream.dialect.awaits); set only around one rule.
         self.extra_waits: Fence | None = None
         self.call_stack: list[str] = []  # the functions being run, outermost first
+        self.globals: dict[str, Any] = {}  # util.global name -> its value in this run (runtime.host_ops)
 
     # -- devices and memory ----------------------------------------------------------------------
     def pool(self, device: str) -> DevicePool:
@@ -123,13 +129,17 @@ class Session:
 
     # -- running -----------------------------------------------------------------------------------
     def call(self, name: str, args: list[Any], where: str = "") -> list[Any]:
-        """Run function `name` on `args`; `where` is the calling op (for a call from the program)."""
+        """Run function `name` on `args`; `where` is the calling op (for a call from the program).
+        The body may have several blocks and `scf` ops (runtime.control_flow); it ends at a return."""
         f = function(self.module, name)
         if f is None:
             raise DiagnosticError.at(self.module.location, f"no function @{name} in the module")
+        if f.is_declaration:
+            raise DiagnosticError.at(f.op.location, f"@{name} is only declared: it has no body to run")
         if len(self.call_stack) >= MAX_CALL_DEPTH:
             raise call_depth_exceeded(self.call_stack, name, where)
-        frame = Frame(self, f)
+        # Await purity matters only to the race detector (runtime.gates).
+        frame = Frame(self, f, gates=RunGates() if self.races is not None else None)
         if len(args) != len(f.arguments):
             raise InputError(f"@{name} takes {len(f.arguments)} argument(s), {len(args)} given")
         for arg, value in zip(f.arguments, args):
@@ -137,31 +147,39 @@ class Session:
         if self.races is not None:  # inputs are guarded from the start, even if never awaited
             for fence in wait_fences(f):
                 self.races.input_guard(fence)
-        gates = Gates() if self.races is not None else None  # await purity matters only to the detector
         self.call_stack.append(name)
         try:
-            for op in f.body.ops:
-                rule = HOST_RULES.get(op.name)
-                if rule is None:
-                    raise DiagnosticError.at(op.location, _unsupported(op))
-                if gates is None:
-                    rule(frame, op)
-                else:
-                    self._gated(frame, op, rule, gates)
+            out = run_blocks(frame, f.op.regions[0], f"@{name}", f.op.location)
         except Return as r:
             return r.values
         finally:
             self.call_stack.pop()
-        raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
+        raise DiagnosticError.at(out.op.location, f"@{name} ends with '{out.op.name}', not a return")
 
-    def _gated(self, frame: Frame, op: Op, rule: Callable[[Frame, Op], None], gates: Gates) -> None:
+    def initialize(self) -> None:
+        """Run the module's `util.initializer`s, in module order, as IREE does when it loads the
+        module: on the host, on this run's devices and globals, before any function."""
+        for op in self.module.ops:
+            if op.name != "util.initializer" or not op.regions:
+                continue
+            frame = Frame(self, Function(op), gates=RunGates() if self.races is not None else None)
+            what = f"the util.initializer at {op.location}"
+            self.call_stack.append(what)
+            try:
+                out = run_blocks(frame, op.regions[0], what, op.location)
+            except Return:
+                continue
+            finally:
+                self.call_stack.pop()
+            raise DiagnosticError.at(out.op.location, f"{what} ends with '{out.op.name}', not a return")
+
+    def gated(self, frame: Frame, op: Op, rule: Callable[[Frame, Op], None], gates: RunGates) -> None:
         """Run `op` for the race detector with `stream.timepoint.await` pure (stream.dialect.awaits):
         the host blocks at every await, but the detector orders after an awaited timepoint only
         the ops using values that carry it: a timeline op (execute, alloca, dealloca) waits on it,
         a pure host op (an export) accesses on a component of its own, any other host op joins its
         clock into the host's (from there on host program order carries it)."""
-        after = gates.step(op)
-        fence = Fence.join([_as_fence(frame.value(t)) for t in after]) if after else None
+        fence = gates.step(op, frame.value)
         if fence is not None and op.name in TIMELINE_USERS:
             self.extra_waits = fence
             try:
@@ -181,9 +199,9 @@ class Session:
         rule(frame, op)
         if op.name == "stream.timepoint.barrier":
             carried = gates.barrier_carried(op)
-            if carried:  # its timepoint covers the awaits its resource comes through
+            if carried is not None:  # its timepoint covers the awaits its resource comes through
                 tp = op.results[-1]
-                frame.env[tp] = Fence.join([_as_fence(frame.value(tp))] + [_as_fence(frame.value(t)) for t in carried])
+                frame.env[tp] = Fence.join([_as_fence(frame.value(tp)), carried])
 
     def close(self, where: str, drained: Callable[[], None] | None = None) -> None:
         """Wait for outstanding work, call `drained` (while every allocation still holds its
@@ -209,13 +227,6 @@ class Session:
                 alloc.state = "released"
         for device in self.pools:
             self.counter(device)  # the run is over: its storage went back to the pools
-
-
-def _unsupported(op: Op) -> str:
-    level = ""
-    if op.name.startswith(("flow.", "stream.tensor.", "stream.async.")):
-        level = " (it belongs to an earlier level: compile the program to the cmd level first)"
-    return f"'{op.name}' cannot be executed by the runtime{level}"
 
 
 def _as_fence(value: Any) -> Fence:

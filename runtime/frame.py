@@ -2,18 +2,24 @@
 `HOST_RULES` with its `@rule(...)` decorator, and the helpers the rules of `runtime.host_ops` and
 `runtime.resource_ops` share (operand lookups, allocation labels, checked host accesses).
 
+A `Frame` is also the `runtime.control_flow.Machine` the block runner and the `scf` rules drive:
+`execute` runs one op by its host rule (through the race detector's gating,
+`Session.gated`, when it is on), `bind` binds block arguments and region results (handing on
+what their sources carry, `runtime.gates`), `decide` reads a value the host branches on.
+
 Both rule modules import this one and nothing of each other's (`host_ops` imports
 `resource_ops` so that importing it registers every host rule), so neither imports its importer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from runtime.gates import RunGates
 from runtime.memory import MemoryFault, ResourceRef
 from runtime.semaphore import Fence
 from runtime.status import ExecutionError, Status, StatusCode
@@ -27,16 +33,19 @@ from stream.ir.walk import Function
 if TYPE_CHECKING:
     from runtime.executor import Session
 
-__all__ = ["Frame", "Rule", "HOST_RULES", "rule", "host_op", "ref", "name", "named", "lifetime", "host_access", "fence"]
+__all__ = ["Frame", "Rule", "HOST_RULES", "rule", "host_op", "ref", "name", "named", "lifetime", "host_access", "fence",
+           "unsupported"]
 
 
 @dataclass
 class Frame:
-    """One function activation: SSA values to run-time values."""
+    """One function activation: SSA values to run-time values. `gates` (with the race detector
+    only) tracks what each value's current binding carries (runtime.gates)."""
 
     session: Session
     function: Function
     env: dict[Value, Any] = field(default_factory=dict)
+    gates: RunGates | None = None
 
     def value(self, v: Value) -> Any:
         try:
@@ -44,8 +53,63 @@ class Frame:
         except KeyError:
             raise DiagnosticError.at(self.function.op.location, f"value {v} used before it is defined at run time") from None
 
+    def execute(self, op: Op) -> None:
+        """Run one op by its rule in `HOST_RULES`; an op without one is refused before it runs."""
+        rule = HOST_RULES.get(op.name)
+        if rule is None:
+            raise DiagnosticError.at(op.location, unsupported(op))
+        if self.gates is None:
+            rule(self, op)
+        else:
+            self.session.gated(self, op, rule, self.gates)
+
+    def run_ops(self, ops: Sequence[Op]) -> None:
+        """`execute` each op in order (the loop every run spends its host time in: kept tight)."""
+        rules = HOST_RULES
+        gates = self.gates
+        if gates is None:
+            for op in ops:
+                rule = rules.get(op.name)
+                if rule is None:
+                    raise DiagnosticError.at(op.location, unsupported(op))
+                rule(self, op)
+            return
+        gated = self.session.gated
+        for op in ops:
+            rule = rules.get(op.name)
+            if rule is None:
+                raise DiagnosticError.at(op.location, unsupported(op))
+            gated(self, op, rule, gates)
+
+    def bind(self, targets: Sequence[Value], values: Sequence[Any], sources: Sequence[Value | None]) -> None:
+        """Bind `targets` to `values` (those of `sources`), all at once (runtime.control_flow.Machine)."""
+        env = self.env
+        for t, v in zip(targets, values):
+            env[t] = v
+        if self.gates is not None:
+            self.gates.forward(targets, sources)
+
+    def decide(self, v: Value) -> Any:
+        """The value of `v`, which the host branches or loops on: with the race detector, the host
+        is ordered after what it carries from here on (runtime.gates)."""
+        value = self.value(v)
+        if self.gates is not None and self.gates.carried:
+            fence = self.gates.decided(v)
+            races = self.session.races
+            if fence is not None and races is not None:
+                races.host_await(fence)
+        return value
+
 
 Rule = Callable[[Frame, Op], None]
+
+
+def unsupported(op: Op) -> str:
+    """Why the executor refuses an op it has no host rule for."""
+    level = ""
+    if op.name.startswith(("flow.", "stream.tensor.", "stream.async.")):
+        level = " (it belongs to an earlier level: compile the program to the cmd level first)"
+    return f"'{op.name}' cannot be executed by the runtime{level}"
 
 
 def host_op(spec: Any) -> bool:

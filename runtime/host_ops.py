@@ -1,16 +1,21 @@
 """The host side of a cmd-level program: one rule per op, in `HOST_RULES` (keyed by op name).
 
-* scalar ops: `arith.*` (runtime.scalars), `hal.element_type`, `hal.encoding_type`,
-  `hal.buffer_view.assert`, `hal.buffer_view.dim`;
+* scalar ops: `arith.*` and the comparisons (runtime.scalars), `hal.element_type`,
+  `hal.encoding_type`, `hal.buffer_view.assert`, `hal.buffer_view.dim`;
+* control flow: the `scf` region ops (runtime.control_flow's `REGION_RULES`); branches and
+  `scf.yield` are terminators the block runner follows (`TRANSFER_RULES`), not host rules;
 * the ABI: `stream.tensor.import` wraps a caller's buffer view as an external allocation (no copy;
   without `consume` the program may only read it), `stream.tensor.export` hands a resource back as a
   buffer view over the same bytes. With the synchronous ABI an export and a returned resource are
   host reads (the producer must be awaited); with the async ABI (the function signals fences with
   `chain_external`) they are hand-offs the caller reads once the fences are signalled;
 * timepoints: `immediate`, `join`, `await` (blocks the host; for the race detector a pure op,
-  `runtime.executor.Session._gated`), `barrier`, `import`/`export` and
+  `runtime.executor.Session.gated`), `barrier`, `import`/`export` and
   `chain_external` for the coarse-fences ABI;
 * resources: `stream.resource.*`, in runtime.resource_ops;
+* globals: `util.global.load` / `util.global.store` read and write the run's globals
+  (`Session.globals`, set by the module's initializers, which run before the function); a global
+  never stored reads its `initial_value`; one without is refused when it is loaded (exit 2);
 * `stream.cmd.execute`: records the command buffer (runtime.commands) and submits it.
 
 A rule reads its operands from the `Frame` and binds its results there; device work goes through
@@ -24,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from runtime.commands import Recorder, run_commands
+from runtime.control_flow import REGION_RULES
 from runtime.frame import HOST_RULES, Frame, rule
 from runtime.frame import fence as _fence
 from runtime.frame import host_access as _host_access
@@ -33,7 +39,7 @@ from runtime.frame import ref as _ref
 from runtime.memory import Allocation, ResourceRef, dtype_of
 from runtime.parameter_ops import parameter_bytes  # noqa: F401  (its parameter rules are in HOST_RULES too)
 from runtime.resource_ops import pack_slices  # its stream.resource.* rules are in HOST_RULES too
-from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
+from runtime.scalars import ARITH_OPS, COMPARE_OPS, eval_arith, eval_compare, host_value_of_constant
 from runtime.scheduler import Submission
 from runtime.semaphore import Fence, TimelineSemaphore
 from runtime.status import ExecutionError, Status, StatusCode
@@ -44,7 +50,7 @@ from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAtt
 from stream.ir.core import Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import view
-from stream.ir.types import IntegerType, TensorType
+from stream.ir.types import TensorType
 
 if TYPE_CHECKING:
     from runtime.executor import Session
@@ -119,26 +125,16 @@ def _buffer_view_dim(fr: Frame, op: Op) -> None:
 
 
 # -- runtime checks and facts (the verifier's verify.int_facts) -----------------------------------
-_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+def _compare(fr: Frame, op: Op) -> None:
+    fr.env[op.results[0]] = eval_compare(op, [fr.value(v) for v in op.operands])
 
 
-@rule("arith.cmpi")
-def _cmpi(fr: Frame, op: Op) -> None:
-    attr = op.properties.get("predicate")
-    pred = _CMPI[attr.value] if isinstance(attr, IntegerAttr) and 0 <= attr.value < len(_CMPI) else None
-    if pred is None:
-        raise DiagnosticError.at(op.location, f"arith.cmpi: unknown predicate {attr}")
-    a, b = (int(fr.value(v)) for v in op.operands)
-    t = op.operands[0].type
-    if isinstance(t, IntegerType):  # compare as the predicate reads the bits
-        mask = (1 << t.width) - 1
-        a, b = a & mask, b & mask
-        if pred[0] == "s":
-            a, b = (x - (1 << t.width) if x >> (t.width - 1) else x for x in (a, b))
-    fr.env[op.results[0]] = {
-        "eq": a == b, "ne": a != b, "slt": a < b, "ult": a < b, "sle": a <= b, "ule": a <= b,
-        "sgt": a > b, "ugt": a > b, "sge": a >= b, "uge": a >= b,
-    }[pred]  # fmt: skip
+for _compare_name in sorted(COMPARE_OPS):
+    HOST_RULES.add(_compare_name, _compare)
+
+# Structured control flow: the same rules as the reference interpreter's (a Frame is their Machine).
+for _region_name, _region_rule in sorted(REGION_RULES.items()):
+    HOST_RULES.add(_region_name, _region_rule)
 
 
 @rule("cf.assert")
@@ -229,6 +225,45 @@ def _call(fr: Frame, op: Op) -> None:
         fr.env[r] = value
 
 
+# -- globals ---------------------------------------------------------------------------------------
+@rule("util.global.load")
+def _global_load(fr: Frame, op: Op) -> None:
+    s = fr.session
+    name = _global_name(op)
+    if name not in s.globals:
+        s.globals[name] = _initial_value(fr, op, name)
+    fr.env[op.results[0]] = s.globals[name]
+
+
+@rule("util.global.store")
+def _global_store(fr: Frame, op: Op) -> None:
+    fr.session.globals[_global_name(op)] = fr.value(op.operands[0])
+
+
+def _global_name(op: Op) -> str:
+    sym = op.properties.get("global")
+    if not isinstance(sym, SymbolRefAttr):
+        raise DiagnosticError.at(op.location, f"'{op.name}' needs a global symbol")
+    return sym.root
+
+
+def _initial_value(fr: Frame, op: Op, name: str) -> Any:
+    """What a global holds before anything stores it: its `initial_value` (a scalar as the host
+    value of that constant, any other attribute - a device - as itself); none is a failure."""
+    g = fr.session.module.lookup(name)
+    if g is None or g.name != "util.global":
+        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which is not a util.global of the module")
+    attr = g.properties.get("initial_value")
+    if attr is None:  # set outside the module, as far as the runtime knows: it cannot make one up
+        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which holds no value: it has no initial value and "
+                                 "nothing (an initializer, an earlier store) stored one, so the runtime cannot run it")
+    t = g.properties.get("type")
+    try:
+        return host_value_of_constant(attr, t.type if isinstance(t, TypeAttr) else op.results[0].type)
+    except (TypeError, InputError):
+        return attr
+
+
 @rule("util.optimization_barrier")
 def _optimization_barrier(fr: Frame, op: Op) -> None:
     for r, v in zip(op.results, op.operands):
@@ -250,7 +285,7 @@ def _join(fr: Frame, op: Op) -> None:
 def _await(fr: Frame, op: Op) -> None:
     fence = _fence(fr, fr.session.program.group(op, "await_timepoint"))
     # The host blocks at every await, but only a `sync` one orders what follows for the race
-    # detector: a pure await orders the users of its results (Session._gated).
+    # detector: a pure await orders the users of its results (Session.gated).
     host_wait(fr.session, fence, f"stream.timepoint.await at {op.location}", ordering=is_sync_await(op))
     for r, operand in zip(op.results, fr.session.program.group(op, "resource_operands")):
         fr.env[r] = fr.value(operand)

@@ -85,7 +85,7 @@ class Program:
         try:
             return self.async_abis[f.op]
         except KeyError:
-            found = self.async_abis[f.op] = any(o.name == "stream.timepoint.chain_external" for o in f.body.ops)
+            found = self.async_abis[f.op] = any(o.name == "stream.timepoint.chain_external" for o in f.op.walk())
             return found
 
     @staticmethod

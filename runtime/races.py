@@ -20,6 +20,13 @@ Happens-before is built exactly as SPEC section 3.1 defines it, not from the tim
   ChainDependentAwaits). The executor's host still blocks at
   every await; the detector does not credit that to ops that do not use the awaited values.
 
+Control flow changes none of this: the host runs a loop body or a branch op by op
+(`runtime.control_flow`), each run of an op is an access of its own (a fresh submission, a fresh
+host site), and what a block argument, an iter_arg or a region result carries is what the value
+bound to it carries (`runtime.gates`). So an iteration that does not await the timepoint carried
+from the previous one is reported the first time a second iteration runs (the note names the two
+submissions of the one op), and a loop that runs once, or not at all, reports nothing.
+
 Shadow state keeps, per allocation, the accesses seen so far as (byte range, read/write, epoch).
 Each new access is checked against every overlapping earlier one: unless the earlier epoch is
 covered by the new access's clock, the pair is unordered, and a finding names both accesses and
@@ -298,9 +305,14 @@ class RaceDetector:
         else:
             kind, roles = "RACE_WRITE_AFTER_WRITE", ("write", "write")
         lo, hi = max(a.lo, b.lo), min(a.hi, b.hi)
+        note = "the two accesses are not ordered by any timepoint, wait or serial order"
+        if (first.site.describe, first.site.location) == (second.site.describe, second.site.location) \
+                and first.site.submission != second.site.submission:
+            # A loop (or a function called twice) ran the op again: say so, the two sides read the same.
+            note += (f"; both are this op, run by two submissions (#{first.site.submission} and #{second.site.submission}): "
+                     "another run of its block, such as the previous iteration of a loop, is not awaited")
         self._report(kind, alloc, lo, hi, first.site.describe, second.site.describe, second.site.location, *roles,
-                     note="the two accesses are not ordered by any timepoint, wait or serial order",
-                     key=(alloc.id, first.site.seq, second.site.seq))
+                     note=note, key=(alloc.id, first.site.seq, second.site.seq))
 
     def on_dealloca(self, alloc: Allocation, site: AccessSite, start: dict[int, float] | None) -> None:
         """A dealloca starts: every access so far must be ordered before it."""

@@ -3,7 +3,9 @@
 It gives an input program its meaning - value semantics, one op after the other, no devices, no
 timepoints - with the same kernels the executor uses (runtime.kernels), so `streamproof run --check`
 can compare a compiled, scheduled execution against it. Per-op behaviour lives in `REFERENCE_RULES`,
-keyed by op name.
+keyed by op name. Control flow - several blocks with `cf.br` / `cf.cond_br` / `cf.switch`, and
+`scf.for` / `if` / `while` / `execute_region` / `index_switch` - has the executor's meaning: both run
+the rules of `runtime.control_flow`.
 
 Value semantics: a tensor value never changes. A dispatch result tied to an operand (`-> %x`) is
 computed in place in a *copy* of the operand, so a program that (wrongly) keeps using `%x` still
@@ -14,26 +16,27 @@ executor uses for fresh storage, so reading them behaves the same in both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from runtime.control_flow import REGION_RULES, run_blocks
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
-from runtime.scalars import ARITH_OPS, eval_arith, host_value_of_constant
+from runtime.scalars import ARITH_OPS, COMPARE_OPS, eval_arith, eval_compare, host_value_of_constant
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.dialect.common import SYNTAX_ONLY
 from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
-from stream.ir.core import Module, Op, Value
+from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
 from stream.ir.spec import spec_of, view
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, function, functions
 
-__all__ = ["run_reference", "REFERENCE_RULES", "ReferenceInterpreter", "ReferenceKernelError"]
+__all__ = ["run_reference", "REFERENCE_RULES", "ReferenceInterpreter", "ReferenceKernelError", "Activation"]
 
 
 class ReferenceKernelError(RuntimeError):
@@ -74,16 +77,48 @@ class ReferenceInterpreter:
             env[arg] = _check_argument(f, i, arg, value)
         self.call_stack.append(name)
         try:
-            for op in f.body.ops:
-                rule = REFERENCE_RULES.get(op.name)
-                if rule is None:
-                    raise DiagnosticError.at(op.location, f"'{op.name}' is not an input-level op the reference interpreter runs")
-                rule(self, env, op)
+            out = run_blocks(Activation(self, env, f.op.location), f.op.regions[0], f"@{name}", f.op.location)
         except _Return as r:
             return r.values
         finally:
             self.call_stack.pop()
-        raise DiagnosticError.at(f.op.location, f"@{name} ends without a return")
+        raise DiagnosticError.at(out.op.location, f"@{name} ends with '{out.op.name}', not a return")
+
+
+class Activation:
+    """One activation of a function in the reference interpreter: the `runtime.control_flow.Machine`
+    its blocks and `scf` regions run on (values in `env`, ops by `REFERENCE_RULES`)."""
+
+    __slots__ = ("interpreter", "env", "location")
+
+    def __init__(self, interpreter: ReferenceInterpreter, env: dict[Value, Any], location: Location = UNKNOWN_LOC) -> None:
+        self.interpreter = interpreter
+        self.env = env
+        self.location = location  # the op running (for diagnostics)
+
+    def value(self, v: Value) -> Any:
+        try:
+            return self.env[v]
+        except KeyError:
+            raise DiagnosticError.at(self.location, f"value {v} used before it is defined") from None
+
+    def execute(self, op: Op) -> None:
+        rule = REFERENCE_RULES.get(op.name)
+        if rule is None:
+            raise DiagnosticError.at(op.location, f"'{op.name}' is not an input-level op the reference interpreter runs")
+        rule(self.interpreter, self.env, op)
+
+    def run_ops(self, ops: Sequence[Op]) -> None:
+        for op in ops:
+            self.execute(op)
+
+    def bind(self, targets: Sequence[Value], values: Sequence[Any], sources: Sequence[Value | None]) -> None:
+        env = self.env
+        for t, v in zip(targets, values):
+            env[t] = v
+
+    def decide(self, v: Value) -> Any:
+        return self.value(v)
 
 
 def _check_argument(f: Function, i: int, arg: Value, value: Any) -> Any:
@@ -161,6 +196,22 @@ def _arith(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
 
 for _name in sorted(ARITH_OPS):
     REFERENCE_RULES.add(_name, _arith)
+
+
+def _compare(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    env[op.results[0]] = eval_compare(op, [env[v] for v in op.operands])
+
+
+for _name in sorted(COMPARE_OPS):
+    REFERENCE_RULES.add(_name, _compare)
+
+
+def _region_op(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    REGION_RULES[op.name](Activation(ri, env, op.location), op)
+
+
+for _name in sorted(REGION_RULES):  # scf: the executor's rules (runtime.control_flow)
+    REFERENCE_RULES.add(_name, _region_op)
 
 
 @rule("func.return", "util.return")

@@ -1,7 +1,10 @@
 """Scalar values on the host: `arith.constant` and the `arith` ops of index and size arithmetic.
 
 Integers wrap to their type's width (two's complement; `index` is unbounded), floats compute in
-their numpy dtype. Shared by the executor's host and the reference interpreter.
+their numpy dtype. Comparisons (`arith.cmpi`, `arith.cmpf`, `COMPARE_OPS`) give a Python bool:
+`cmpi` reads the bits as its predicate says (signed or unsigned), `cmpf` follows IEEE (an ordered
+predicate is false on a NaN, an unordered one true). Shared by the executor's host and the
+reference interpreter.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, RuleTable
 from stream.ir.types import FloatType, IntegerType, Type
 
-__all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS", "complex_constant"]
+__all__ = ["host_value_of_constant", "eval_arith", "ARITH_OPS", "complex_constant", "COMPARE_OPS", "eval_compare"]
 
 
 def host_value_of_constant(attr: Attribute, t: Type) -> Any:
@@ -146,3 +149,50 @@ def complex_constant(op: Op) -> complex:
     if len(parts) != 2 or not all(isinstance(p, (FloatAttr, IntegerAttr)) for p in parts):
         raise DiagnosticError.at(op.location, f"complex.constant takes [real, imaginary], not {value}")
     return complex(float(parts[0].value), float(parts[1].value))  # type: ignore[attr-defined]
+
+
+# MLIR's arith.CmpIPredicate and arith.CmpFPredicate, in enum order (the generic form stores the number).
+_CMPI = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CMPF = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true")
+_ORDERED: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": lambda a, b: a == b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+    "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "ne": lambda a, b: a != b,
+}
+
+COMPARE_OPS = OpSet(
+    "COMPARE_OPS",
+    "The comparisons `eval_compare` evaluates to a Python bool; the host rules and the reference interpreter register it for each.",
+    {"arith.cmpi", "arith.cmpf"},
+)
+
+
+def _predicate(op: Op, names: tuple[str, ...]) -> str:
+    attr = op.properties.get("predicate")
+    if isinstance(attr, IntegerAttr) and 0 <= attr.value < len(names):
+        return names[attr.value]
+    raise DiagnosticError.at(op.location, f"{op.name}: unknown predicate {attr}")
+
+
+def eval_compare(op: Op, args: list[Any]) -> bool:
+    """The value of an `arith.cmpi` / `arith.cmpf` on two run-time scalars."""
+    if op.name == "arith.cmpf":
+        pred = _predicate(op, _CMPF)
+        if pred in ("false", "true"):
+            return pred == "true"
+        x, y = float(args[0]), float(args[1])
+        unordered = x != x or y != y
+        if pred in ("ord", "uno"):
+            return unordered == (pred == "uno")
+        if unordered:
+            return pred[0] == "u"
+        return _ORDERED[pred[1:]](x, y)
+    pred = _predicate(op, _CMPI)
+    a, b = int(args[0]), int(args[1])
+    t = op.operands[0].type
+    if isinstance(t, IntegerType):  # compare as the predicate reads the bits
+        mask = (1 << t.width) - 1
+        a, b = a & mask, b & mask
+        if pred[0] == "s":
+            a, b = (x - (1 << t.width) if x >> (t.width - 1) else x for x in (a, b))
+    key = pred[1:] if pred[0] in "su" else pred
+    return bool(_ORDERED[key](a, b))
