@@ -23,22 +23,15 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.gc_pause import paused_gc
 from stream.ir.parser import parse_module
 from stream.ir.walk import Function, functions
-from verify.discharge import DEFAULT_RLIMIT, Decider, Stats
-from verify.explain import deadlock_violation, make_violation
+from verify.checking import NOTHING_TO_PROVE, check_program
+from verify.control_flow import check_control_flow
+from verify.discharge import DEFAULT_RLIMIT, Stats
 from verify.globals import initializers
-from verify.hb import HappensBefore
-from verify.model import build_model
-from verify.obligations import generate
-from verify.paths import has_control_flow, paths
-from verify.properties import property_class
-from verify.report import NOT_CHECKED, FunctionSummary, Namer, Report, Unknown, Violation
-from verify.witness import build_witness
+from verify.paths import has_control_flow
+from verify.report import NOT_CHECKED, FunctionSummary, Namer, Report, Violation
 
 __all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT", "NOTHING_TO_PROVE"]
 
-# The note of a function with no obligation at all: an input-level function without indexed
-# tensor ops (value semantics: nothing can race, leak or be waited for), or host ops only.
-NOTHING_TO_PROVE = "value-semantic tensors: nothing to prove"
 
 
 def verify_module(
@@ -96,76 +89,11 @@ def verify_function(
     f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
     smt_dump: str | None = None, budget: list[int] | None = None,
 ) -> FunctionSummary:
-    """Check one function (or initializer); one with branches path by path (`verify.paths`):
-    what a path violates is reported once, naming the first path it was found on."""
-    if not has_control_flow(f):
-        return _verify_straight(f, module, report, names, smt, rlimit, smt_dump, budget)
-    start = time.perf_counter()
-    budget = budget if budget is not None else [10]
-    all_paths = paths(f)
-    stats = Stats()
-    level = "host"
-    notes: list[str] = []
-    seen: set[tuple[object, ...]] = set()
-    for path in all_paths:
-        n_violations, n_unknowns = len(report.violations), len(report.unknowns)
-        s = _verify_straight(f.with_body(path.ops), module, report, names, smt, rlimit, smt_dump, budget)
-        stats.add(s.stats)
-        if level == "host":
-            level = s.level
-        notes.extend(n for n in s.notes if n not in notes)
-        fresh = report.violations[n_violations:]
-        del report.violations[n_violations:]
-        for v in fresh:
-            if v.key() in seen:
-                continue
-            seen.add(v.key())
-            v.notes.append(f"on the path {path.label}")
-            report.violations.append(v)
-        for u in report.unknowns[n_unknowns:]:
-            u.reason = f"{u.reason} (on the path {path.label})"
-    note = f"{len(all_paths)} control-flow path(s), each checked"
-    return FunctionSummary(f.name, level, stats, time.perf_counter() - start, note, notes=notes)
-
-
-def _verify_straight(
-    f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
-    smt_dump: str | None = None, budget: list[int] | None = None,
-) -> FunctionSummary:
-    start = time.perf_counter()
-    budget = budget if budget is not None else [10]
-    model = build_model(f, module)
-    if (model.level == "host" and not model.uses) or (model.level == "input" and not model.ranges):
-        return FunctionSummary(f.name, model.level, Stats(), time.perf_counter() - start, NOTHING_TO_PROVE)
-    hb = HappensBefore(model.graph)
-    decider = Decider(model, hb, smt, rlimit, smt_dump)
-    if hb.cycle is not None:
-        report.violations.append(deadlock_violation(model, hb.cycle))
-        decider.stats.obligations += 1
-        decider.stats.violated += 1
-        return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, "deadlock: nothing else checked")
-    found: dict[tuple[object, ...], Violation] = {}
-    for ob in generate(model, full=smt == "full"):
-        verdict = decider.decide(ob)
-        if verdict.status == "proved":
-            continue
-        site = ob.first or ob.second
-        where = site.op.location if site is not None else (ob.op.location if ob.op else f.op.location)
-        if verdict.status == "unknown":
-            report.unknowns.append(Unknown(f.name, ob.cls, where, verdict.reason))
-            continue
-        key = (ob.cls, id(ob.first), id(ob.second), id(ob.alloc), ob.detail if property_class(ob.cls).per_detail else "")
-        if key in found:
-            found[key].duplicates += 1
-            continue
-        witness = None
-        if budget[0] > 0:
-            witness = build_witness(model, ob, verdict, decider.before, rlimit)
-            budget[0] -= 1
-        found[key] = make_violation(model, ob, verdict, witness, names, decider.before)
-        found[key].evidence = (model, ob)
-    report.violations.extend(found.values())
-    return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, notes=list(model.notes))
+    """Check one function (or initializer): straight-line code directly, code with branches and
+    loops per path and by induction (`verify.control_flow`)."""
+    if has_control_flow(f):
+        return check_control_flow(f, module, report, names, smt, rlimit, smt_dump, budget)
+    return check_program(f, module, report, names, smt, rlimit, smt_dump, budget)
 
 
 def classes(report: Report) -> set[str]:

@@ -33,14 +33,13 @@ from stream.ir.types import I1
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
 
-__all__ = ["Path", "paths", "has_control_flow", "MAX_PATHS", "BRANCH_REGION_OPS", "LOOP_OPS"]
+__all__ = ["Path", "Segment", "Arrival", "paths", "segments", "has_control_flow", "MAX_PATHS", "BRANCH_REGION_OPS", "LOOP_OPS"]
 
 MAX_PATHS = 512
 
 # Host ops that run one of their regions (each ends in `scf.yield`, whose operands are the op's results).
 BRANCH_REGION_OPS = frozenset({"scf.if", "scf.index_switch", "scf.execute_region"})
 LOOP_OPS = frozenset({"scf.for", "scf.while", "scf.forall", "scf.parallel"})
-TERMINATORS = frozenset({"util.return", "func.return", "scf.yield", "stream.yield"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,56 +69,94 @@ class _State:
         return _State(list(self.ops), dict(self.mapping), list(self.steps))
 
 
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """A walk reached the block it was told to stop at (a loop header), passing `args` (already
+    mapped) for its arguments."""
+
+    block: int
+    args: tuple[Value, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """One walk from a start block: `ops` in order, ending at a return (`arrival` None; `ops` ends
+    with the return op) or at an arrival at the stop block; `mapping` is what block arguments and
+    `scf` results stood for; `label` names the blocks and branches taken."""
+
+    label: str
+    ops: tuple[Op, ...]
+    mapping: dict[Value, Value]
+    arrival: Arrival | None
+
+
 def paths(func: Function, limit: int = MAX_PATHS) -> list[Path]:
     """Every path of `func` (see the module docstring). Raises `DiagnosticError` for a loop or
     for more than `limit` paths."""
-    blocks = func.blocks
-    out: list[Path] = []
-    for state in _block(func, blocks, 0, _State([], {}, ["^bb0"]), (0,)):
-        out.append(Path(" -> ".join(state.steps), tuple(state.ops)))
+    return [Path(s.label, s.ops) for s in segments(func, func.blocks, 0, {}, [], None, limit)]
+
+
+def segments(func: Function, blocks: Sequence[Block], start: int, mapping: dict[Value, Value], ops: list[Op],
+             stop: int | None, limit: int = MAX_PATHS, first_step: str | None = None) -> list[Segment]:
+    """Every walk from block `start` (with `mapping` for what is already bound and `ops` already
+    on the path) to a return, or to block `stop` (an `Arrival`, not entered). A branch to a block
+    already on the walk that is not `stop` is refused (a loop the caller did not expect)."""
+    out: list[Segment] = []
+    state = _State(list(ops), dict(mapping), [first_step or f"^bb{start}"])
+    for st, arrival in _block(func, blocks, start, state, (start,), stop):
+        out.append(Segment(" -> ".join(st.steps), tuple(st.ops), st.mapping, arrival))
         if len(out) > limit:
             raise DiagnosticError.at(func.op.location, f"@{func.name} has more than {limit} control-flow paths; the verifier checks each path and refuses this many")
     return out
 
 
-def _block(func: Function, blocks: Sequence[Block], index: int, state: _State, on_path: tuple[int, ...]) -> Iterator[_State]:
+Walk = Iterator[tuple[_State, Arrival | None]]
+
+
+def _block(func: Function, blocks: Sequence[Block], index: int, state: _State, on_path: tuple[int, ...], stop: int | None) -> Walk:
     block = blocks[index]
     *body, last = block.ops if block.ops else (None,)
     for st in _ops(func, [o for o in body if o is not None], state):
-        yield from _terminator(func, blocks, last, st, on_path)
+        yield from _terminator(func, blocks, last, st, on_path, stop)
 
 
-def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _State, on_path: tuple[int, ...]) -> Iterator[_State]:
+def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _State, on_path: tuple[int, ...], stop: int | None) -> Walk:
     if op is None:
-        yield state
+        yield state, None
         return
     if op.name == "cf.br":
-        yield from _edge(func, blocks, op, op.successors[0], op.operands, state, on_path, None)
+        yield from _edge(func, blocks, op, op.successors[0], op.operands, state, on_path, None, stop)
         return
     if op.name == "cf.cond_br":
-        cond, true_args, false_args = _cond_br_groups(op)
+        cond, true_args, false_args = cond_br_groups(op)
         for dest, args, taken in ((op.successors[0], true_args, True), (op.successors[1], false_args, False)):
             st = state.fork()
             _assume(st, op, cond, taken)
-            yield from _edge(func, blocks, op, dest, args, st, on_path, "true" if taken else "false")
+            yield from _edge(func, blocks, op, dest, args, st, on_path, "true" if taken else "false", stop)
         return
     if op.successors:
         raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: this branch is not supported by the verifier (cf.br and cf.cond_br are)")
     for st in _ops(func, [op], state):
-        yield st
+        yield st, None
 
 
 def _edge(func: Function, blocks: Sequence[Block], op: Op, dest: int, args: Sequence[Value], state: _State,
-          on_path: tuple[int, ...], taken: str | None) -> Iterator[_State]:
+          on_path: tuple[int, ...], taken: str | None, stop: int | None) -> Walk:
+    mapped = tuple(state.mapping.get(a, a) for a in args)
+    if dest == stop:
+        where = f"back to ^bb{dest}" if dest in on_path else f"^bb{dest}"
+        state.steps.append(where if taken is None else f"({taken}) {where}")
+        yield state, Arrival(dest, mapped)
+        return
     if dest in on_path:
         raise DiagnosticError.at(
-            op.location, f"@{func.name} loops (^bb{on_path[-1]} -> ^bb{dest}): loops (control flow) in multi-block functions are not "
-            "supported by the verifier yet")
+            op.location, f"@{func.name} loops (^bb{on_path[-1]} -> ^bb{dest}): this loop (control flow) is not supported by the "
+            "verifier (one loop per function, not nested)")
     target = blocks[dest]
-    for param, arg in zip(target.arguments, args, strict=True):
-        state.mapping[param] = state.mapping.get(arg, arg)
+    for param, arg in zip(target.arguments, mapped, strict=True):
+        state.mapping[param] = arg
     state.steps.append(f"^bb{dest}" if taken is None else f"({taken}) ^bb{dest}")
-    yield from _block(func, blocks, dest, state, (*on_path, dest))
+    yield from _block(func, blocks, dest, state, (*on_path, dest), stop)
 
 
 def _ops(func: Function, ops: Sequence[Op], state: _State, start: int = 0) -> Iterator[_State]:
@@ -127,7 +164,8 @@ def _ops(func: Function, ops: Sequence[Op], state: _State, start: int = 0) -> It
     for i in range(start, len(ops)):
         op = ops[i]
         if op.name in LOOP_OPS:
-            raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: loops (control flow) are not supported by the verifier yet")
+            raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: this loop (control flow) is not supported by the "
+                                     "verifier (loops inside scf regions)")
         if op.name in BRANCH_REGION_OPS:
             for label, region, guard in _alternatives(op, state):
                 st = state.fork()
@@ -181,7 +219,7 @@ def _alternatives(op: Op, state: _State) -> list[tuple[str, Region, Guard | None
     return out
 
 
-def _cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:
+def cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:
     sizes = op.properties.get("operandSegmentSizes")
     if isinstance(sizes, DenseArrayAttr) and len(sizes.values) == 3:
         n_true = int(sizes.values[1])

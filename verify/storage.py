@@ -45,7 +45,7 @@ from stream.ir.walk import Function
 from verify.globals import LOAD, STORE, ModuleGlobals, global_name
 from verify.symbolic import ZERO, Expr, Symbols
 
-__all__ = ["AllocKind", "Allocation", "View", "StorageMap", "analyze_storage", "devices_of", "spec_for", "operand_groups", "STORAGE_RULES"]
+__all__ = ["AllocKind", "Allocation", "View", "StorageMap", "Walker", "analyze_storage", "devices_of", "spec_for", "operand_groups", "STORAGE_RULES"]
 
 
 class AllocKind(enum.Enum):
@@ -178,7 +178,7 @@ class StorageMap:
         self.views[value] = View(src.alloc, src.offset + offset, src.size if size is None else size, version)
 
 
-class _Walker:
+class Walker:
     """Walks a function in program order, evaluating index values and applying storage rules."""
 
     def __init__(self, storage: StorageMap, default_device: frozenset[str] | None, first_size: dict[Value, Value] | None = None,
@@ -239,7 +239,7 @@ STRAIGHT_LINE_CF = OpSet(
     {"cf.assert"},
 )
 
-StorageRule = Callable[[_Walker, Op], None]
+StorageRule = Callable[[Walker, Op], None]
 STORAGE_RULES: RuleTable[StorageRule] = RuleTable(
     "STORAGE_RULES",
     """Where the op's resource results live: allocate them (`w.storage.allocate`, with kind,
@@ -261,7 +261,7 @@ def storage_rule(*names: str) -> Callable[[StorageRule], StorageRule]:
 
 
 @storage_rule("util.call", "func.call")
-def _call(w: _Walker, op: Op) -> None:
+def _call(w: Walker, op: Op) -> None:
     """A call to a private function with a summary (verify.calls): its results are the storage
     of the arguments they return, or fresh values; any other call: `default_results`."""
     from verify.calls import call_storage, fence_callee
@@ -291,7 +291,7 @@ def _callee_global(module: Module | None, op: Op) -> str | None:
 
 
 @storage_rule(LOAD)
-def _global_load(w: _Walker, op: Op) -> None:
+def _global_load(w: Walker, op: Op) -> None:
     """A load of a resource global names the storage the global holds (verify.globals): the
     value this function stored into it last, else the global's own storage (one allocation per
     global and function, sized by what the first load's users declare, like an argument)."""
@@ -316,7 +316,7 @@ def _global_load(w: _Walker, op: Op) -> None:
 
 
 @storage_rule(STORE)
-def _global_store(w: _Walker, op: Op) -> None:
+def _global_store(w: Walker, op: Op) -> None:
     """After a store, the global holds the stored value's storage (a later load in the function)."""
     name = global_name(op)
     if name is not None and op.operands and isinstance(op.operands[0].type, ResourceType):
@@ -331,7 +331,7 @@ def result_sizes(op: Op, spec: OpSpec | None) -> list[Value | None]:
     return [size for _i, size in sized_results(spec, op)]
 
 
-def default_results(w: _Walker, op: Op, skip: set[int] | frozenset[int] = frozenset()) -> None:
+def default_results(w: Walker, op: Op, skip: set[int] | frozenset[int] = frozenset()) -> None:
     """Tied resource results alias their operand (a new version); the others are fresh values
     on the op's device (UNKNOWN allocations for ops without an effect rule)."""
     spec = spec_for(op)
@@ -365,7 +365,7 @@ def _creates_values(op: Op) -> bool:
 
 
 @storage_rule("stream.resource.alloca")
-def _alloca(w: _Walker, op: Op) -> None:
+def _alloca(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     size = w.size(spec.operand_group(op, "storage_size")[0])
@@ -374,14 +374,14 @@ def _alloca(w: _Walker, op: Op) -> None:
 
 
 @storage_rule("stream.resource.alloc")
-def _alloc(w: _Walker, op: Op) -> None:
+def _alloc(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     w.storage.allocate(op.results[0], AllocKind.ALLOC, op, w.size(spec.operand_group(op, "storage_size")[0]), w.device(op), op.location)
 
 
 @storage_rule("stream.tensor.import")
-def _import(w: _Walker, op: Op) -> None:
+def _import(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     kind = AllocKind.IMPORT_CONSUMED if "consume" in op.properties else AllocKind.IMPORT
@@ -389,7 +389,7 @@ def _import(w: _Walker, op: Op) -> None:
 
 
 @storage_rule("stream.resource.try_map")
-def _try_map(w: _Walker, op: Op) -> None:
+def _try_map(w: Walker, op: Op) -> None:
     """The mapped resource is the host buffer's memory: storage of its own, distinct from every
     allocation, import and global (assumption, docs/VERIFIER.md: distinct `!util.buffer`s do not
     overlap), and the same storage for another map of the same buffer value."""
@@ -406,14 +406,14 @@ def _try_map(w: _Walker, op: Op) -> None:
 
 
 @storage_rule("stream.resource.constants")
-def _constants(w: _Walker, op: Op) -> None:
+def _constants(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     for r, s in zip(spec.result_group(op, "results"), spec.operand_group(op, "result_sizes")):
         w.storage.allocate(r, AllocKind.CONSTANTS, op, w.size(s), w.device(op), op.location)
 
 
-def alias_results(w: _Walker, op: Op, spec: OpSpec) -> None:
+def alias_results(w: Walker, op: Op, spec: OpSpec) -> None:
     """Results the spec declares as an operand's storage unchanged (`Alias`: await, barriers,
     cast) are the same version of it; a window (subview) adds its offset and has its own size.
     Other resource results follow `default_results`."""
@@ -432,7 +432,7 @@ def alias_results(w: _Walker, op: Op, spec: OpSpec) -> None:
 
 
 @storage_rule("stream.async.transfer")
-def _transfer(w: _Walker, op: Op) -> None:
+def _transfer(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     target = devices_of(op.properties.get("target_affinity"))
@@ -442,7 +442,7 @@ def _transfer(w: _Walker, op: Op) -> None:
 
 
 @storage_rule("stream.cmd.execute")
-def _cmd_execute(w: _Walker, op: Op) -> None:
+def _cmd_execute(w: Walker, op: Op) -> None:
     spec = spec_for(op)
     assert spec is not None
     block = op.regions[0].blocks[0]
@@ -455,13 +455,13 @@ def _cmd_execute(w: _Walker, op: Op) -> None:
 
 
 @storage_rule("stream.cmd.serial", "stream.cmd.concurrent")
-def _cmd_container(w: _Walker, op: Op) -> None:
+def _cmd_container(w: Walker, op: Op) -> None:
     for block in op.regions[0].blocks:
         w.block(block)
 
 
 @storage_rule("stream.async.execute", "stream.async.concurrent")
-def _async_region(w: _Walker, op: Op) -> None:
+def _async_region(w: Walker, op: Op) -> None:
     """Captures alias their operands; each result is the storage of the value the region yields
     for it (a tied result stays on its operand's storage, as a new version)."""
     spec = spec_for(op)
@@ -556,5 +556,5 @@ def analyze_storage(func: Function, module: Module | None = None) -> StorageMap:
             declared = first_size.get(arg)
             arg_size = symbols.expr(declared) if declared is not None else symbols.fresh("argument_size", None, func.op.location, f"size of argument #{i}")
             storage.allocate(arg, AllocKind.ARGUMENT, None, arg_size, None, func.op.location)
-    _Walker(storage, default_device(func, module), first_size, module).block(func.body)
+    Walker(storage, default_device(func, module), first_size, module).block(func.body)
     return storage

@@ -61,17 +61,19 @@ def test_paths_are_the_block_sequences_with_arguments_substituted() -> None:
         assert not any(v in block_args for o in p.ops for inner in o.walk() for v in inner.operands)
 
 
-def test_a_loop_is_refused_naming_its_back_edge() -> None:
+def test_two_loops_are_refused_naming_the_construct() -> None:
     text = """
 util.func public @spin(%c: i1) {
   "cf.br"()[^bb1] : () -> ()
 ^bb1:
   "cf.cond_br"(%c)[^bb1, ^bb2] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
 ^bb2:
+  "cf.cond_br"(%c)[^bb2, ^bb3] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i1) -> ()
+^bb3:
   util.return
 }
 """
-    with pytest.raises(DiagnosticError, match=r"loops \(\^bb1 -> \^bb1\)"):
+    with pytest.raises(DiagnosticError, match=r"has 2 loops: the verifier checks one loop per function \(control flow\)"):
         verify_module(parse_module(text, "spin.mlir"))
 
 

@@ -100,3 +100,12 @@ def _hand_over(b: Builder, op: Op, site: Site, v: Value, t: Value) -> None:
     view = b.view(v)
     if view is not None:
         b.model.deferred.setdefault(view.alloc.id, []).append(handed)
+
+
+@effect("cf.assert")
+def runtime_check(b: Builder, op: Op) -> None:
+    """`cf.assert %c`: the host evaluates `%c` before it goes on (the program aborts on false), so
+    every later host op is ordered after what `%c` depends on (a value read back from the device,
+    after the await that made it readable). A branch on `%c` orders the same way; the verifier's
+    paths record a branch taken as such a check (`verify.paths`)."""
+    b.host(op, "assert")

@@ -1,0 +1,119 @@
+"""Loops by induction (verify/control_flow.py, verify/loops.py): a safe loop is proved for every
+trip count, and each premise of the argument is exercised by a mutant the check must reject
+(a hazard between iterations, a stale carried timepoint, a freed carried buffer, an index past
+its bound), in both SMT modes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stream.ir.parser import parse_module
+from stream.ir.walk import functions
+from verify import verify_text
+from verify.cfg import lower_loops
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "control_flow"
+SMT = ["pruned", "full"]
+
+
+def _read(name: str) -> str:
+    return (DATA / f"{name}.mlir").read_text()
+
+
+def _mutant(name: str, old: str, new: str) -> str:
+    text = _read(name)
+    assert text.count(old) == 1, old
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize("smt", SMT)
+@pytest.mark.parametrize("name", ["loop_fill_carried", "loop_fresh_per_iteration", "loop_strided_writes", "loop_swap_buffers"])
+def test_safe_loops_are_proved(name: str, smt: str) -> None:
+    report = verify_text(_read(name), f"{name}.mlir", smt=smt)
+    assert report.status == "proved", report.text()
+    assert "checked by induction" in report.functions[0].note
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_an_iteration_not_awaiting_the_carried_timepoint_races_with_the_one_before(smt: str) -> None:
+    # Every fill awaits only the alloca: iteration i+1's fill may overlap iteration i's.
+    text = _mutant("loop_fill_carried", "await(%t) => with(%buf", "await(%ta) => with(%buf")
+    report = verify_text(text, "m.mlir", smt=smt)
+    race = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"]
+    assert race, report.text()
+    assert "in a later iteration of the loop" in race[0].notes[-1]
+    assert any("earlier iterations" in o.text for o in race[0].ops)
+    # and the exit's free does not wait for the earlier fills either
+    assert "USE_AFTER_FREE" in report.classes
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_carrying_the_allocas_timepoint_instead_of_the_copys_is_caught(smt: str) -> None:
+    # The next iteration copies from a buffer whose copy may not have finished.
+    text = _mutant("loop_fresh_per_iteration", '"cf.br"(%next, %new, %done)', '"cf.br"(%next, %new, %ta)')
+    report = verify_text(text, "m.mlir", smt=smt)
+    assert report.classes & {"RACE_READ_AFTER_WRITE", "MISSED_WAIT"}, report.text()
+    assert any("in a later iteration" in v.notes[-1] or "after the loop ran" in v.notes[-1] for v in report.violations)
+
+
+def test_a_carried_buffer_freed_in_the_iteration_is_used_after_free() -> None:
+    text = _mutant("loop_fresh_per_iteration", "  %next = arith.addi %i, %c1 : index\n",
+                   "  %next = arith.addi %i, %c1 : index\n"
+                   "  %gone = stream.resource.dealloca await(%done) => %new : !stream.resource<external>{%c64} => !stream.timepoint\n")
+    report = verify_text(text, "m.mlir")
+    assert "USE_AFTER_FREE" in report.classes, report.text()
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_the_loop_bound_keeps_strided_writes_in_bounds_and_one_more_trip_does_not(smt: str) -> None:
+    # `i <= n` runs the iteration i = n, whose 16 bytes start at the end of the cache.
+    text = _mutant("loop_strided_writes", "arith.cmpi slt, %i, %n", "arith.cmpi sle, %i, %n")
+    report = verify_text(text, "m.mlir", smt=smt)
+    (v,) = [v for v in report.violations if v.cls == "OUT_OF_BOUNDS"]
+    assert v.symbols.get("%i", 0) == v.symbols["%n"], v.text()  # i == n (the first iteration: 0 == 0)
+
+
+def test_an_index_starting_below_zero_is_not_assumed_in_bounds() -> None:
+    # The monotone fact is "at least the initial value", not "at least zero".
+    text = _mutant("loop_strided_writes", '"cf.br"(%c0, %ta)[^bb1]', '"cf.br"(%minus, %ta)[^bb1]').replace(
+        "  %c7 = arith.constant 7 : i32\n", "  %c7 = arith.constant 7 : i32\n  %minus = arith.constant -1 : index\n")
+    assert "OUT_OF_BOUNDS" in verify_text(text, "m.mlir").classes
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_swapped_buffers_need_the_carried_timepoint_at_distance_two(smt: str) -> None:
+    # Each copy awaits the timepoint from before the loop only: iteration i+1 reads the buffer
+    # iteration i writes (and i+2 writes it again).
+    text = _mutant("loop_swap_buffers", "await(%t) => with(%x", "await(%tb) => with(%x")
+    report = verify_text(text, "m.mlir", smt=smt)
+    assert report.classes & {"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE"}, report.text()
+
+
+def test_scf_for_is_lowered_to_the_blocks_it_stands_for() -> None:
+    text = """
+util.func public @f(%n: index) -> !stream.timepoint {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c7 = arith.constant 7 : i32
+  %buf, %ta = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+  %last = "scf.for"(%c0, %n, %c1, %ta) ({
+  ^bb0(%i: index, %t: !stream.timepoint):
+    %done = stream.cmd.execute await(%t) => with(%buf as %x: !stream.resource<transient>{%c64}) {
+      stream.cmd.fill %c7, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c64}
+    } => !stream.timepoint
+    "scf.yield"(%done) : (!stream.timepoint) -> ()
+  }) : (index, index, index, !stream.timepoint) -> !stream.timepoint
+  %free = stream.resource.dealloca await(%last) => %buf : !stream.resource<transient>{%c64} => !stream.timepoint
+  util.return %free : !stream.timepoint
+}
+"""
+    (f,) = functions(parse_module(text, "for.mlir"))
+    g = lower_loops(f)
+    assert [len(b.arguments) for b in g.blocks] == [1, 2, 0, 1]  # entry(%n), header(iv, t), body, exit(result)
+    assert g.blocks[1].arguments == f.body.ops[-3].regions[0].blocks[0].arguments
+    assert verify_text(text, "for.mlir").status == "proved"
+    racy = text.replace("await(%t) => with(%buf", "await(%ta) => with(%buf")
+    assert "RACE_WRITE_AFTER_WRITE" in verify_text(racy, "racy.mlir").classes

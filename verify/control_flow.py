@@ -1,0 +1,503 @@
+"""Functions with control flow: branches path by path, a loop by induction over its header.
+
+`check_control_flow` first rewrites `scf.for`/`scf.while` into blocks (`verify.cfg`), then:
+
+* without a loop, checks every path (`verify.paths`);
+* with one loop (one header block that branches reach again, not nested), checks
+
+  - every path that never reaches the header, and every path from the entry through the header
+    that leaves the loop before coming back (zero iterations, or an exit in the first one);
+  - *iteration 1*: each path from the entry to the first back edge, ending in the demand of the
+    next iteration (`verify.loop.next`): what it shows the carried timepoints cover, and where
+    the carried resources live, is the loop-head state after one iteration;
+  - for each loop-head state reached (`verify.loop.head`: earlier iterations summarized, see
+    `verify.loops`), every path from the header: to a back edge (*iteration n+1*), again ending
+    in the demand, which gives the next states; or out of the loop to a return (*the exit after
+    n >= 1 iterations*).
+
+  A state is where each carried resource lives (outer storage, or a past allocation) and which
+  storage each carried timepoint covers. Coverage starts from what iteration 1 shows and only
+  shrinks (a pair the demand cannot prove is dropped and its state checked again), and there
+  are finitely many storage layouts, so this ends; at the end every state reached has been
+  checked with the coverage that holds in every iteration reaching it. docs/VERIFIER.md
+  ("Loops") states the argument and what it assumes.
+
+A violation is reported once, naming its path and iteration; the demand's obligations are not
+violations but queries (`verify.loops`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from stream.ir.attributes import Attribute, DenseArrayAttr, IntegerAttr
+from stream.ir.core import Block, Module, Op, Value
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.types import I32, ResourceType, TimepointType
+from stream.ir.walk import Function, defining_ops
+from verify.cfg import lower_loops
+from verify.checking import Classifier, check_program
+from verify.discharge import DEFAULT_RLIMIT, Stats, Verdict
+from verify.hb import HappensBefore
+from verify.loops import GHOST_HEAD, GHOST_NEXT, Carrier, HeadPlan, NextPlan, Origin, Target, forget, plan_op, query_targets
+from verify.model import READ, WRITE, FunctionModel, build_model
+from verify.obligations import Obligation
+from verify.paths import Segment, segments
+from verify.report import FunctionSummary, Namer, Report, Unknown
+from verify.storage import declared_sizes
+
+__all__ = ["check_control_flow", "MAX_STATES", "MAX_ROUNDS"]
+
+MAX_STATES = 8  # loop-head storage layouts
+MAX_ROUNDS = 32  # re-checks of loop-head states while their coverage shrinks
+QUERY_CLASSES = frozenset({"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE", "MISSED_WAIT", "USE_BEFORE_ALLOC"})
+REPORTED_AT_BACK_EDGE = frozenset({"USE_AFTER_FREE", "DOUBLE_FREE"})
+
+Pairs = frozenset[tuple[Carrier, Target]]
+State = tuple[Origin | None, ...]
+
+
+@dataclass(slots=True)
+class _Run:
+    """One checked program: what it reports, and for a back edge what the demand proved."""
+
+    label: str
+    report: Report
+    stats: Stats
+    level: str
+    notes: list[str]
+    proved: Pairs | None = None
+    successor: State | None = None
+    unknown: str | None = None
+
+
+@dataclass(slots=True)
+class _Checker:
+    func: Function
+    module: Module | None
+    names: Namer
+    smt: str
+    rlimit: int
+    smt_dump: str | None
+    file: str
+    runs: list[_Run] = field(default_factory=list)
+
+    def run(self, label: str, ops: tuple[Op, ...], classify: Classifier | None = None,
+            failed: list[tuple[Obligation, Verdict]] | None = None, models: list[FunctionModel] | None = None) -> _Run:
+        scratch = Report(self.file, self.smt)
+        s = check_program(self.func.with_body(ops), self.module, scratch, self.names, self.smt, self.rlimit, self.smt_dump, [10],
+                          classify, failed, models)
+        return _Run(label, scratch, s.stats, s.level, list(s.notes))
+
+
+def check_control_flow(
+    f: Function, module: Module | None, report: Report, names: Namer, smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT,
+    smt_dump: str | None = None, budget: list[int] | None = None,
+) -> FunctionSummary:
+    start = time.perf_counter()
+    g = lower_loops(f)
+    checker = _Checker(g, module, names, smt, rlimit, smt_dump, report.file)
+    headers = loop_headers(g.blocks)
+    if not headers:
+        for seg in segments(g, g.blocks, 0, {}, [], None):
+            checker.runs.append(checker.run(f"on the path {seg.label}", seg.ops))
+        note = f"{len(checker.runs)} control-flow path(s), each checked"
+    elif len(headers) > 1:
+        raise DiagnosticError.at(f.op.location, f"@{f.name} has {len(headers)} loops: the verifier checks one loop per function (control flow)")
+    else:
+        (header,) = headers
+        states = 0
+        for seg in segments(g, g.blocks, 0, {}, [], header):
+            if seg.arrival is None:
+                checker.runs.append(checker.run(f"on the path {seg.label}", seg.ops))
+            else:
+                states += _Loop(checker, g, header, seg).check()
+        note = f"a loop at ^bb{header}, checked by induction ({states} loop-head state(s)); {len(checker.runs)} program(s) checked"
+    return _merge(f, report, checker.runs, note, start)
+
+
+def loop_headers(blocks: tuple[Block, ...]) -> set[int]:
+    """The targets of back edges (branches to a block on the current depth-first path)."""
+    headers: set[int] = set()
+    state = [0] * len(blocks)  # 0 new, 1 on the path, 2 done
+
+    def visit(i: int) -> None:
+        state[i] = 1
+        last = blocks[i].ops[-1] if blocks[i].ops else None
+        for t in last.successors if last is not None else ():
+            if state[t] == 1:
+                headers.add(t)
+            elif state[t] == 0:
+                visit(t)
+        state[i] = 2
+
+    visit(0)
+    return headers
+
+
+def _merge(f: Function, report: Report, runs: list[_Run], note: str, start: float) -> FunctionSummary:
+    stats = Stats()
+    level = "host"
+    notes: list[str] = []
+    seen: set[tuple[object, ...]] = set()
+    for run in runs:
+        stats.add(run.stats)
+        if level == "host":
+            level = run.level
+        notes.extend(n for n in run.notes if n not in notes)
+        for v in run.report.violations:
+            if v.key() in seen:
+                continue
+            seen.add(v.key())
+            v.notes.append(run.label)
+            report.violations.append(v)
+        for u in run.report.unknowns:
+            u.reason = f"{u.reason} ({run.label})"
+            report.unknowns.append(u)
+        if run.unknown is not None:
+            report.unknowns.append(Unknown(f.name, "loop", f.op.location, f"{run.unknown} ({run.label})"))
+            stats.unknown += 1
+    return FunctionSummary(f.name, level, stats, time.perf_counter() - start, note, notes=notes)
+
+
+class _Loop:
+    """The inductive check of one loop, from one path into its header."""
+
+    def __init__(self, checker: _Checker, g: Function, header: int, pre: Segment) -> None:
+        assert pre.arrival is not None
+        self.c, self.g, self.header, self.pre = checker, g, header, pre
+        self.args = g.blocks[header].arguments
+        self.init = pre.arrival.args
+        self.tp_slots = tuple(j for j, a in enumerate(self.args) if isinstance(a.type, TimepointType))
+        self.res_slots = tuple(j for j, a in enumerate(self.args) if isinstance(a.type, ResourceType))
+        self.carriers: tuple[Carrier, ...] = tuple([("host", 0)] + [("tp", k) for k in self.tp_slots] + [("gate", j) for j in self.res_slots])
+        self.head_at = g.blocks[header].ops[0] if g.blocks[header].ops else g.op
+        self.monotone = self._monotone()
+        self.outer: dict[Target, Value] = {}
+        self.modes: dict[Target, int] = {}
+
+    # -- the checks ---------------------------------------------------------------------------------
+    def check(self) -> int:
+        """Check the loop; the number of loop-head states. The outer storage the loop touches is
+        found while checking; when a later iteration touches more of it, everything is checked
+        again with the larger set (each round adds one at least, so this ends)."""
+        while True:
+            known = len(self.outer)
+            runs, states = self._attempt()
+            if len(self.outer) == known:
+                self.c.runs.extend(runs)
+                return states
+
+    def _attempt(self) -> tuple[list[_Run], int]:
+        mapping = dict(self.pre.mapping)
+        for p, a in zip(self.args, self.init):
+            mapping[p] = a
+        first = segments(self.g, self.g.blocks, self.header, mapping, list(self.pre.ops), self.header,
+                         first_step=self.pre.label)
+        runs: list[_Run] = []
+        coverage: dict[State, Pairs] = {}
+        for seg in first:
+            if seg.arrival is None:
+                runs.append(self.c.run(f"on the path {seg.label} (the loop's first iteration, then out of it)", seg.ops))
+                continue
+            run = self._back_edge(f"in the loop's first iteration, on the path {seg.label}", seg, len(self.pre.ops), None)
+            runs.append(run)
+            if run.successor is None or run.proved is None:
+                return runs, 0
+            coverage[run.successor] = coverage.get(run.successor, run.proved) & run.proved
+        checked: dict[State, tuple[Pairs, list[_Run]]] = {}
+        queue = list(coverage)
+        rounds = 0
+        while queue:
+            state = queue.pop(0)
+            rounds += 1
+            if rounds > MAX_ROUNDS or len(coverage) > MAX_STATES:
+                raise DiagnosticError.at(self.head_at.location, f"@{self.g.name}: the loop at ^bb{self.header} reaches more than "
+                                         f"{MAX_STATES} loop-head states (or {MAX_ROUNDS} rounds); the verifier refuses it (control flow)")
+            pairs = coverage[state]
+            state_runs = self._from_state(state, pairs)
+            checked[state] = (pairs, state_runs)
+            for run in state_runs:
+                if run.successor is None or run.proved is None:
+                    continue
+                old = coverage.get(run.successor)
+                new = run.proved if old is None else old & run.proved
+                if old is None or new != old:
+                    coverage[run.successor] = new
+                    if run.successor not in queue:
+                        queue.append(run.successor)
+        for state, (pairs, state_runs) in checked.items():
+            assert coverage[state] == pairs, "a loop-head state was last checked with more coverage than holds"
+            runs.extend(state_runs)
+        return runs, len(checked)
+
+    def _from_state(self, state: State, pairs: Pairs) -> list[_Run]:
+        plan, ghost_ops = self._head_ops(state, pairs)
+        try:
+            mapping = {k: v for k, v in self.pre.mapping.items() if k not in self.args}
+            out: list[_Run] = []
+            where = f"^bb{self.header} after earlier iterations"
+            head_index = len(self.pre.ops) + len(ghost_ops)
+            for seg in segments(self.g, self.g.blocks, self.header, mapping, [*self.pre.ops, *ghost_ops], self.header, first_step=where):
+                if seg.arrival is None:
+                    out.append(self.c.run(f"after the loop ran at least once, on the path {seg.label}", seg.ops,
+                                          self._classifier(plan, [])))
+                else:
+                    out.append(self._back_edge(f"in a later iteration of the loop, on the path {seg.label}", seg, head_index, plan))
+            return out
+        finally:
+            for op in ghost_ops:
+                forget(op)
+
+    def _back_edge(self, label: str, seg: Segment, head_index: int, head: HeadPlan | None) -> _Run:
+        """Check a path that ends at a back edge, with the next iteration's demands; the run knows
+        which (carrier, target) pairs the demands proved and the loop-head state it leads to."""
+        assert seg.arrival is not None
+        yields = seg.arrival.args
+        models: list[FunctionModel] = []
+        failed: list[tuple[Obligation, Verdict]] = []
+        # The targets: carried resources, and the outer storage this iteration touches (from a
+        # first look at the program's storage and accesses; the demands then name them all).
+        probe = build_model(self.g.with_body(seg.ops), self.c.module)
+        self._collect_outer(probe, head_index, head)
+        targets = tuple([("slot", j) for j in self.res_slots] + sorted(self.outer, key=str))
+        demands: list[tuple[Op, NextPlan]] = []
+        at = seg.ops[-1] if seg.ops else self.head_at
+        for carrier in self.carriers:
+            nxt = NextPlan(yields, carrier, targets, dict(self.outer))
+            operands = () if carrier[0] == "host" else (yields[carrier[1]],)
+            demands.append((plan_op(GHOST_NEXT, operands, (), nxt, at), nxt))
+        try:
+            run = self.c.run(label, (*seg.ops, *(d for d, _ in demands)), self._classifier(head, [n for _, n in demands]), failed, models)
+        finally:
+            for d, _ in demands:
+                forget(d)
+        model = models[0]
+        proved = {(c, t) for c in self.carriers for t in targets}
+        for ob, _verdict in failed:
+            sites = {s.id for s in (ob.first, ob.second, *ob.targets) if s is not None}
+            for _d, nxt in demands:
+                if sites & nxt.sites:
+                    about = set(query_targets(nxt, ob.first, ob.second, ob.x, ob.y, ob.value)) or set(targets)
+                    proved -= {(nxt.carrier, t) for t in about}  # unattributed: the carrier covers nothing
+        proved |= self._monotone_timepoints(model, yields, head)
+        run.proved = frozenset(proved)
+        run.successor = self._successor(model, yields, head, head_index)
+        if run.successor is None:
+            run.unknown = "a loop-carried resource's storage is not known at the back edge"
+        return run
+
+    def _monotone_timepoints(self, model: FunctionModel, yields: tuple[Value, ...], head: HeadPlan | None) -> set[tuple[Carrier, Target]]:
+        """Carried timepoints the back edge passes on reached after their initial values: an exact
+        reachability fact of this program's happens-before graph, where (induction hypothesis)
+        the head's timepoint is reached after its initial value too when the state says so.
+        Such a timepoint's earlier-iterations site awaits the initial value (`verify.loops`)."""
+        hb = HappensBefore(model.graph)
+        if hb.cycle is not None:
+            return set()
+        out: set[tuple[Carrier, Target]] = set()
+        unit_of = model.graph.unit_of
+        for k in self.tp_slots:
+            src = model.tp_event.get(self.init[k])
+            dst = model.tp_event.get(yields[k])
+            if src is None or (dst is not None and (src == dst or hb.units_before(unit_of[src], unit_of[dst]))):
+                out.add((("tp", k), ("mono", k)))
+        return out
+
+    # -- classification of obligations ---------------------------------------------------------------
+    def _classifier(self, head: HeadPlan | None, demands: list[NextPlan]) -> Classifier:
+        at_back_edge = bool(demands)
+
+        def classify(model: FunctionModel, ob: Obligation) -> str:
+            sites = [s for s in (ob.first, ob.second, *ob.targets) if s is not None]
+            mine = [s for s in sites if any(s.id in d.sites for d in demands)]
+            if mine and len(mine) == len(sites) and not ob.targets:
+                return "drop"  # two demands against each other: neither is an access of the program
+            if mine:
+                if ob.cls in QUERY_CLASSES:
+                    return "query"
+                return "report" if ob.cls in REPORTED_AT_BACK_EDGE else "drop"
+            if head is not None:
+                ghosts = [s for s in sites if s.id in head.sites]
+                if ghosts:
+                    others = [s for s in sites if s.id not in head.sites]
+                    # Earlier iterations against what came before the loop: checked in those
+                    # iterations themselves. Alone (their own range, device, borrowing): likewise.
+                    if not others or any(s.order < ghosts[0].order for s in others):
+                        return "drop"
+            if at_back_edge and ob.cls == "LEAK":
+                return "drop"  # the function does not end at a back edge
+            return "report"
+
+        return classify
+
+    # -- loop-head states ----------------------------------------------------------------------------
+    def _collect_outer(self, model: FunctionModel, head_index: int, head: HeadPlan | None) -> None:
+        """Outer storage the loop's part of the program touches (and how): a target of coverage."""
+        carried = set(head.allocs) if head is not None else set()
+        own = {a.id for a in model.storage.allocations if a.op is not None and _issued_at_or_after(model, a.op, head_index)}
+        slot_allocs = set()
+        for j in self.res_slots:
+            view = model.storage.view(self.args[j]) if head is not None else model.storage.view(self.init[j])
+            if view is not None:
+                slot_allocs.add(view.alloc.id)
+        for a in model.accesses:
+            if a.site.order[0] < head_index:
+                continue
+            alloc = a.alloc
+            if alloc.id in own or alloc.id in carried or alloc.id in slot_allocs:
+                continue
+            t: Target = ("outer", alloc.value)
+            self.outer.setdefault(t, alloc.value)
+            self.modes[t] = self.modes.get(t, 0) | (WRITE if a.writes else READ)
+
+    def _successor(self, model: FunctionModel, yields: tuple[Value, ...], head: HeadPlan | None, head_index: int) -> State | None:
+        origins: list[Origin | None] = [None] * len(self.args)
+        classes: dict[int, int] = {}
+        sizes = _declared_sizes(model.func.body.ops)
+        for j in self.res_slots:
+            view = model.storage.view(yields[j])
+            if view is None:
+                return None
+            alloc = view.alloc
+            cls = classes.setdefault(alloc.id, len(classes))
+            size = self._outside(sizes.get(yields[j]) or sizes.get(alloc.value), model, head_index)
+            if head is not None and alloc.id in head.allocs:
+                prior = head.origins[head.allocs[alloc.id]]
+                assert prior is not None
+                origins[j] = Origin("past", key=prior.key, cls=cls, alloc_kind=prior.alloc_kind, size=prior.size or size)
+            elif alloc.op is not None and _issued_at_or_after(model, alloc.op, head_index):
+                idx = alloc.op.results.index(alloc.value) if alloc.value in alloc.op.results else 0
+                origins[j] = Origin("past", key=(str(alloc.op.location), idx), cls=cls, alloc_kind=alloc.kind, size=size)
+            else:
+                origins[j] = Origin("outer", value=alloc.value, size=size)
+        return tuple(origins)
+
+    def _outside(self, v: Value | None, model: FunctionModel, head_index: int) -> Value | None:
+        """`v` if it is defined before the loop (or is a constant, recreated there), else None."""
+        if v is None:
+            return None
+        for i, op in enumerate(model.func.body.ops):
+            if v in op.results:
+                if i < len(self.pre.ops):
+                    return v
+                return v if op.name == "arith.constant" else None
+        return v  # an argument
+
+    def _head_ops(self, state: State, pairs: Pairs) -> tuple[HeadPlan, list[Op]]:
+        """The ops that stand for earlier iterations: constants the sizes need, the head op, and an
+        await for each gated slot."""
+        coverage: dict[Carrier, frozenset[Target]] = {c: frozenset(t for cc, t in pairs if cc == c) for c in self.carriers}
+        gated = [j for j in self.res_slots if ("slot", j) in coverage.get(("gate", j), frozenset())
+                 and (origin := state[j]) is not None and origin.size is not None]
+        for j in self.res_slots:
+            if j not in gated:
+                coverage.pop(("gate", j), None)
+        covered = {t for ts in coverage.values() for t in ts if t[0] != "mono"}
+        targets = {("slot", j) for j in self.res_slots} | set(self.outer)
+        modes = dict(self.modes)
+        for j in self.res_slots:
+            modes.setdefault(("slot", j), WRITE)
+        values = list(self.args)
+        hidden: dict[int, Value] = {}
+        for j in gated:
+            values[j] = Value(self.args[j].type, f"{self.args[j].name_hint or 'carried'}_raw")
+            hidden[j] = Value(TimepointType(), "awaited")
+        after = {k: self.init[k] for k in self.tp_slots if ("mono", k) in coverage.get(("tp", k), frozenset())}
+        plan = HeadPlan(self.args, state, coverage, frozenset(targets - covered), modes, dict(self.outer), dict(self.monotone),
+                        tuple(values), hidden, after)
+        ops: list[Op] = []
+        pre_defined = {r for op in self.pre.ops for r in op.results} | set(self.g.arguments)
+        for j in gated:
+            size = state[j].size  # type: ignore[union-attr]
+            assert size is not None
+            if size not in pre_defined and size not in {r for o in ops for r in o.results}:
+                ops.append(Op("arith.constant", results=(size,), properties=self._constant(size), location=self.head_at.location))
+        operands = tuple(dict.fromkeys([*self.outer.values(), *self.monotone.values(), *after.values()]))
+        ops.append(plan_op(GHOST_HEAD, operands, (*values, *hidden.values()), plan, self.head_at))
+        for j in gated:
+            size = state[j].size  # type: ignore[union-attr]
+            ops.append(Op("stream.timepoint.await", operands=(values[j], size, hidden[j]), results=(self.args[j],),  # type: ignore[arg-type]
+                          properties={"operandSegmentSizes": DenseArrayAttr(I32, (1, 1, 1))}, location=self.head_at.location))
+        return plan, ops
+
+    def _constant(self, v: Value) -> dict[str, Attribute]:
+        for op in self.g.op.walk():
+            if v in op.results and op.name == "arith.constant":
+                return dict(op.properties)
+        raise AssertionError("a size that is neither defined before the loop nor a constant")
+
+    def _monotone(self) -> dict[int, Value]:
+        """Index slots every back edge increments by a non-negative constant: at least their initial value."""
+        defs = defining_ops(self.g.op.regions[0])
+        blocks = self.g.blocks
+        edges: list[tuple[Value, ...]] = []
+        for i, b in enumerate(blocks):
+            last = b.ops[-1] if b.ops else None
+            if last is None or self.header not in last.successors or not _reaches(blocks, self.header, i):
+                continue
+            edges.extend(_branch_args(last, self.header))
+        out: dict[int, Value] = {}
+        for j, (arg, init) in enumerate(zip(self.args, self.init)):
+            if isinstance(arg.type, (ResourceType, TimepointType)) or not edges:
+                continue
+            if all(_increment_of(e[j], arg, defs) for e in edges):
+                out[j] = init
+        return out
+
+
+def _issued_at_or_after(model: FunctionModel, op: Op, index: int) -> bool:
+    ops = model.func.body.ops
+    for i in range(index, len(ops)):
+        if any(inner is op for inner in ops[i].walk()):
+            return True
+    return False
+
+
+def _reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
+    seen, todo = {src}, [src]
+    while todo:
+        i = todo.pop()
+        if i == dst:
+            return True
+        last = blocks[i].ops[-1] if blocks[i].ops else None
+        for t in last.successors if last is not None else ():
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return False
+
+
+def _branch_args(op: Op, target: int) -> list[tuple[Value, ...]]:
+    from verify.paths import cond_br_groups
+
+    if op.name == "cf.br":
+        return [op.operands]
+    if op.name == "cf.cond_br":
+        _c, t, f = cond_br_groups(op)
+        return [args for dest, args in zip(op.successors, (t, f)) if dest == target]
+    return []
+
+
+def _increment_of(v: Value, arg: Value, defs: dict[Value, Op]) -> bool:
+    op = defs.get(v)
+    if op is None or op.name != "arith.addi":
+        return False
+    a, b = op.operands
+    other = b if a is arg else a if b is arg else None
+    if other is None:
+        return False
+    c = defs.get(other)
+    value = c.properties.get("value") if c is not None and c.name == "arith.constant" else None
+    return isinstance(value, IntegerAttr) and value.value >= 0
+
+
+def _declared_sizes(ops: tuple[Op, ...]) -> dict[Value, Value]:
+    """The first size each resource value is declared with (`%r{%size}`), in program order."""
+    out: dict[Value, Value] = {}
+    for top in ops:
+        for op in top.walk():
+            for value, size in declared_sizes(op):
+                out.setdefault(value, size)
+    return out

@@ -1,0 +1,269 @@
+"""The ops a loop's inductive check is written with: the state at the loop header after earlier
+iterations (`verify.loop.head`) and the demands the next iteration makes at a back edge
+(`verify.loop.next`). Neither is an IR op a user writes: `verify.control_flow` builds them into
+the straight-line programs it checks, with a plan each (`HeadPlan`, `NextPlan`) that says what
+they stand for; the rules here give them storage, symbols and effects.
+
+What orders a later iteration after an earlier one is a *carrier*: a carried timepoint
+(`("tp", k)`: the next iteration awaits it), a carried resource that was awaited before the
+back edge (`("gate", j)`: a user of the value is ordered after the await it comes from, as any
+user of an await's result is; `stream.dialect.awaits.Gates`), or the host (`("host", 0)`: work
+the host did synchronously, as async-level ops outside execute regions are, or waited for with a
+`sync` await, is done before the next iteration starts; its site is a host op).
+
+`verify.loop.head` defines the loop-carried values as they are at the start of an iteration
+after the first:
+
+* a carried resource lives in the storage its `Origin` names: an outer allocation (made before
+  the loop, or an argument), or an allocation an earlier iteration made (`past`: fresh storage
+  of the kind the loop body allocates, of the size it was made with; slots of one class share
+  it);
+* for each carrier, one device site, awaiting nothing, stands for every access of earlier
+  iterations to the storage the carrier covers (`HeadPlan.coverage`): it accesses that storage
+  (mode: what the body does to it) and ends when the carried timepoint is reached, or, for a
+  gate, when a hidden timepoint is reached that an await of the resource (built after the
+  head op) waits for; the carried resources it covers are produced by it, and a past allocation
+  it covers is made by it;
+* one more site stands for earlier accesses no carrier covers (`orphans`): nothing orders it, so
+  any conflicting later access is a hazard;
+* a carried timepoint that every back edge passes on reached after its initial value (an exact
+  reachability fact checked at each back edge under this same hypothesis for the head,
+  `("mono", k)` in its coverage) is reached after its initial value in every iteration, so its
+  site awaits the initial value;
+* carried indices are fresh symbols; one that every back edge increments by a non-negative
+  constant is at least its initial value (`monotone`).
+
+`verify.loop.next`, one per carrier at a back edge, demands that everything covered at the head
+is covered again: its device site awaits the carried timepoint passed on (or, for a gate, uses
+the resource passed on, and so is ordered after its awaits) and writes (and uses) every target.
+The obligations of these sites are queries (`verify.control_flow` weakens the coverage until
+they hold), not violations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import z3
+
+from stream.ir.core import Op, Value
+from stream.ir.types import IndexType, IntegerType
+from verify.events import Site
+from verify.model import WRITE, Access, Builder
+from verify.rules.table import effect
+from verify.storage import AllocKind, Walker, storage_rule
+from verify.symbolic import Expr, Symbols, evaluator
+
+__all__ = ["GHOST_HEAD", "GHOST_NEXT", "Origin", "Target", "Carrier", "HeadPlan", "NextPlan", "plan_op", "forget", "query_targets"]
+
+GHOST_HEAD = "verify.loop.head"
+GHOST_NEXT = "verify.loop.next"
+
+# ("slot", j): carried resource j; ("outer", v): the storage of an outer value v the loop touches.
+Target = tuple[str, object]
+# ("tp", k): carried timepoint k; ("gate", j): carried resource j, awaited before the back edge;
+# ("host", 0): the host itself (work it did synchronously, or after a host wait, is done).
+Carrier = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a carried resource's storage is at the header: `outer` (the storage of `value`) or
+    `past` (made by the op at `key` in an earlier iteration; one storage per `cls`)."""
+
+    kind: str
+    value: Value | None = None
+    key: tuple[str, int] = ("", 0)
+    cls: int = 0
+    alloc_kind: AllocKind = AllocKind.VALUE
+    size: Value | None = None  # past: the size it was made with (a value defined before the loop)
+
+    def describe(self) -> str:
+        if self.kind == "outer":
+            return f"outer %{self.value.name_hint if self.value is not None else '?'}"
+        return f"made at {self.key[0]} in an earlier iteration"
+
+
+@dataclass(slots=True, eq=False)
+class HeadPlan:
+    header_args: tuple[Value, ...]
+    origins: tuple[Origin | None, ...]  # per carried slot (None for non-resources)
+    coverage: dict[Carrier, frozenset[Target]]  # carrier -> targets it covers
+    orphans: frozenset[Target]
+    modes: dict[Target, int]  # READ / WRITE per target (what the loop body does to it)
+    outer_values: dict[Target, Value]
+    monotone: dict[int, Value]  # index slot -> its initial value
+    values: tuple[Value, ...] = ()  # what the head op defines: the carried values, a gated slot's raw value instead
+    hidden: dict[int, Value] = field(default_factory=dict)  # gated slot -> the hidden timepoint its await waits for
+    # Carried timepoint slot -> its initial value, for the slots every back edge passes on a
+    # timepoint reached after the one it got: their site starts after the initial value.
+    after: dict[int, Value] = field(default_factory=dict)
+    # Of the model last built with this plan's op (the rules reset them for each model):
+    sites: set[int] = field(default_factory=set)  # the summary sites
+    allocs: dict[int, int] = field(default_factory=dict)  # allocation id -> carried slot (past storage)
+
+
+@dataclass(slots=True, eq=False)
+class NextPlan:
+    yields: tuple[Value, ...]
+    carrier: Carrier
+    targets: tuple[Target, ...]
+    outer_values: dict[Target, Value]
+    sites: set[int] = field(default_factory=set)  # of the model last built
+    accesses: dict[int, Target] = field(default_factory=dict)  # access id -> target
+    uses: dict[tuple[int, int], Target] = field(default_factory=dict)  # (site id, id(value)) -> target
+
+
+_PLANS: dict[int, HeadPlan | NextPlan] = {}
+
+
+def plan_op(name: str, operands: tuple[Value, ...], results: tuple[Value, ...], plan: HeadPlan | NextPlan, at: Op) -> Op:
+    """A ghost op with its plan (kept until `forget`)."""
+    op = Op(name, operands=operands, results=results, location=at.location)
+    _PLANS[id(op)] = plan
+    return op
+
+
+def forget(op: Op) -> None:
+    _PLANS.pop(id(op), None)
+
+
+def _head(op: Op) -> HeadPlan:
+    plan = _PLANS[id(op)]
+    assert isinstance(plan, HeadPlan)
+    return plan
+
+
+def _next(op: Op) -> NextPlan:
+    plan = _PLANS[id(op)]
+    assert isinstance(plan, NextPlan)
+    return plan
+
+
+def _target_value(plan: HeadPlan | NextPlan, t: Target, values: tuple[Value, ...]) -> Value:
+    kind, what = t
+    if kind == "slot":
+        assert isinstance(what, int)
+        return values[what]
+    return plan.outer_values[t]
+
+
+# -- storage ---------------------------------------------------------------------------------------
+@storage_rule(GHOST_HEAD)
+def _head_storage(w: Walker, op: Op) -> None:
+    plan = _head(op)
+    plan.allocs.clear()  # this plan's op may be in several programs: record the current one's
+    by_cls: dict[int, Value] = {}
+    for j, origin in enumerate(plan.origins):
+        if origin is None:
+            continue
+        arg = plan.values[j]
+        if origin.kind == "outer":
+            assert origin.value is not None
+            w.storage.alias(arg, origin.value, new_version=True)
+        elif origin.cls in by_cls:
+            w.storage.alias(arg, by_cls[origin.cls])
+        else:
+            declared = origin.size if origin.size is not None else w.first_size.get(plan.header_args[j])
+            size = w.size(declared) if declared is not None else w.symbols.fresh("loop_size", arg, op.location, "size of a loop-carried resource")
+            alloc = w.storage.allocate(arg, origin.alloc_kind, op, size, w.device(op), op.location)
+            plan.allocs[alloc.id] = j
+            by_cls[origin.cls] = arg
+
+
+@storage_rule(GHOST_NEXT)
+def _next_storage(w: Walker, op: Op) -> None:
+    return None  # no results
+
+
+# -- symbols ---------------------------------------------------------------------------------------
+@evaluator(GHOST_HEAD)
+def _head_symbols(s: Symbols, op: Op) -> list[Expr]:
+    plan = _head(op)
+    out: list[Expr] = []
+    for j, r in enumerate(op.results):
+        e = s.fresh("loop_carried", r, op.location, f"loop-carried value #{j} at the loop header")
+        init = plan.monotone.get(j)
+        if init is not None and isinstance(r.type, (IndexType, IntegerType)):
+            s.fact((e, s.expr(init)), _at_least(e, s.expr(init)), kind="loop:monotone")
+        out.append(e)
+    return out
+
+
+def _at_least(e: Expr, lo: Expr) -> Callable[[Symbols], z3.BoolRef]:
+    return lambda sy: sy.z3(e) >= sy.z3(lo)
+
+
+# -- effects ---------------------------------------------------------------------------------------
+@effect(GHOST_HEAD)
+def _head_effect(b: Builder, op: Op) -> None:
+    plan = _head(op)
+    plan.sites.clear()  # site ids are per model: only the model being built
+    producer: dict[Target, Site] = {}
+    groups: list[tuple[Carrier | None, frozenset[Target]]] = sorted(plan.coverage.items())  # type: ignore[assignment]
+    if plan.orphans:
+        groups.append((None, plan.orphans))
+    for carrier, targets in groups:
+        if carrier is not None and carrier[0] == "host":
+            site = b.host(op, "earlier iterations")
+        else:
+            awaits = (plan.after[carrier[1]],) if carrier is not None and carrier[0] == "tp" and carrier[1] in plan.after else ()
+            site = b.submit(op, awaits, "earlier iterations" if carrier is not None else "earlier iterations (ordered by no carried timepoint)")
+        plan.sites.add(site.id)
+        for t in sorted(targets, key=str):
+            if t[0] == "mono":
+                continue
+            b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
+            if carrier is None or carrier[0] != "gate" or t == ("slot", carrier[1]):
+                producer.setdefault(t, site)
+        if carrier is not None and carrier[0] == "tp":
+            b.timepoint(plan.values[carrier[1]], site.end)
+        elif carrier is not None and carrier[0] == "gate":
+            b.timepoint(plan.hidden[carrier[1]], site.end)
+    for j, origin in enumerate(plan.origins):
+        if origin is None:
+            continue
+        made = producer.get(("slot", j))
+        if made is None:  # covered by nothing and touched by nothing: still made before
+            made = b.submit(op, (), "earlier iterations")
+            plan.sites.add(made.id)
+        b.produce(made, (plan.values[j],))
+        view = b.view(plan.values[j])
+        if view is not None and view.alloc.id in plan.allocs:
+            b.model.allocas.setdefault(view.alloc.id, made)
+
+
+@effect(GHOST_NEXT)
+def _next_effect(b: Builder, op: Op) -> None:
+    plan = _next(op)
+    plan.sites.clear()
+    plan.accesses.clear()
+    plan.uses.clear()
+    kind, slot = plan.carrier
+    if kind == "host":
+        site = b.host(op, "the next iteration")
+    else:
+        site = b.submit(op, (plan.yields[slot],) if kind == "tp" else (), "the next iteration")
+    plan.sites.add(site.id)
+    for t in plan.targets:
+        v = _target_value(plan, t, plan.yields)
+        a = b.whole(site, v, WRITE, "the next iteration")
+        if a is not None:
+            plan.accesses[a.id] = t
+        if t[0] == "slot":
+            b.use(site, v)
+            plan.uses[(site.id, id(v))] = t
+
+
+def query_targets(plan: NextPlan, first: object, second: object, x: Access | None, y: Access | None,
+                  value: Value | None) -> Iterator[Target]:
+    """The targets an obligation of the demand's site is about."""
+    for a in (x, y):
+        if a is not None and a.id in plan.accesses:
+            yield plan.accesses[a.id]
+    for s in (first, second):
+        sid = getattr(s, "id", None)
+        if sid in plan.sites and value is not None and (sid, id(value)) in plan.uses:
+            yield plan.uses[(sid, id(value))]
+
