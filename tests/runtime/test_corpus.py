@@ -47,6 +47,11 @@ NOT_RUNNABLE = {"cmd_unknown_op.mlir": "calls an external function (@consume) th
 # a stand-in kernel that writes all of it races where the executable would not.
 BINDING_GRANULAR = {"cmd_fused_bindings_disjoint_ok.mlir", "cmd_fused_bindings_overlap.mlir"}
 INDEX_INPUTS: dict[str, list[int | None]] = {
+    "cmd_loop_refill_ok.mlir": [3],  # three trips: the loop-carried hazards need two at least
+    "cmd_loop_refill_race.mlir": [3],
+    "cmd_loop_strided_ok.mlir": [3],
+    "cmd_loop_strided_oob.mlir": [3],  # the fourth trip fills [48, 64) of a 48-byte cache
+    "cmd_loop_pingpong_ok.mlir": [3],
     "cmd_symbolic_racy.mlir": [128, 64],  # fills [0, 128) and writes [64, 128): they overlap
     "cmd_symbolic_safe.mlir": [64],
     "cmd_oob_symbolic.mlir": [None, 200],  # a 64-byte window at 200 in a 256-byte buffer
