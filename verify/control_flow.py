@@ -43,7 +43,7 @@ from verify.hb import HappensBefore
 from verify.loops import GHOST_HEAD, GHOST_NEXT, Carrier, HeadPlan, NextPlan, Origin, Target, forget, plan_op, query_targets
 from verify.model import READ, WRITE, FunctionModel, build_model
 from verify.obligations import Obligation
-from verify.paths import Segment, segments
+from verify.paths import Segment, cond_br_groups, segments
 from verify.report import FunctionSummary, Namer, Report, Unknown
 from verify.storage import declared_sizes
 
@@ -336,7 +336,8 @@ class _Loop:
     def _collect_outer(self, model: FunctionModel, head_index: int, head: HeadPlan | None) -> None:
         """Outer storage the loop's part of the program touches (and how): a target of coverage."""
         carried = set(head.allocs) if head is not None else set()
-        own = {a.id for a in model.storage.allocations if a.op is not None and _issued_at_or_after(model, a.op, head_index)}
+        later = _issued_from(model, head_index)
+        own = {a.id for a in model.storage.allocations if a.op is not None and id(a.op) in later}
         slot_allocs = set()
         for j in self.res_slots:
             view = model.storage.view(self.args[j]) if head is not None else model.storage.view(self.init[j])
@@ -356,6 +357,7 @@ class _Loop:
         origins: list[Origin | None] = [None] * len(self.args)
         classes: dict[int, int] = {}
         sizes = _declared_sizes(model.func.body.ops)
+        later = _issued_from(model, head_index)
         for j in self.res_slots:
             view = model.storage.view(yields[j])
             if view is None:
@@ -367,7 +369,7 @@ class _Loop:
                 prior = head.origins[head.allocs[alloc.id]]
                 assert prior is not None
                 origins[j] = Origin("past", key=prior.key, cls=cls, alloc_kind=prior.alloc_kind, size=prior.size or size)
-            elif alloc.op is not None and _issued_at_or_after(model, alloc.op, head_index):
+            elif alloc.op is not None and id(alloc.op) in later:
                 idx = alloc.op.results.index(alloc.value) if alloc.value in alloc.op.results else 0
                 origins[j] = Origin("past", key=(str(alloc.op.location), idx), cls=cls, alloc_kind=alloc.kind, size=size)
             else:
@@ -447,12 +449,10 @@ class _Loop:
         return out
 
 
-def _issued_at_or_after(model: FunctionModel, op: Op, index: int) -> bool:
-    ops = model.func.body.ops
-    for i in range(index, len(ops)):
-        if any(inner is op for inner in ops[i].walk()):
-            return True
-    return False
+def _issued_from(model: FunctionModel, index: int) -> set[int]:
+    """The ops (ids, nested ones too) of the program's top-level ops from `index` on: what the
+    loop's part of a checked program issues."""
+    return {id(inner) for op in model.func.body.ops[index:] for inner in op.walk()}
 
 
 def _reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
@@ -470,8 +470,6 @@ def _reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
 
 
 def _branch_args(op: Op, target: int) -> list[tuple[Value, ...]]:
-    from verify.paths import cond_br_groups
-
     if op.name == "cf.br":
         return [op.operands]
     if op.name == "cf.cond_br":
