@@ -176,6 +176,9 @@ class _Loop:
         self.monotone = self._monotone()
         self.outer: dict[Target, Value] = {}
         self.modes: dict[Target, int] = {}
+        # Values defined before the loop whose storage the loop writes in place (async level):
+        # an earlier iteration ended their versions (`verify.loops`, HeadPlan.ends).
+        self.ends: dict[Value, None] = {}
 
     # -- the checks ---------------------------------------------------------------------------------
     def check(self) -> int:
@@ -183,9 +186,9 @@ class _Loop:
         found while checking; when a later iteration touches more of it, everything is checked
         again with the larger set (each round adds one at least, so this ends)."""
         while True:
-            known = len(self.outer)
+            known = (len(self.outer), len(self.ends))
             runs, states = self._attempt()
-            if len(self.outer) == known:
+            if (len(self.outer), len(self.ends)) == known:
                 self.c.runs.extend(runs)
                 return states
 
@@ -199,7 +202,7 @@ class _Loop:
         coverage: dict[State, Pairs] = {}
         for seg in first:
             if seg.arrival is None:
-                runs.append(self.c.run(f"on the path {seg.label} (the loop's first iteration, then out of it)", seg.ops))
+                runs.append(self.c.run(f"on the path {seg.label} (out of the loop before its first back edge)", seg.ops))
                 continue
             run = self._back_edge(f"in the loop's first iteration, on the path {seg.label}", seg, len(self.pre.ops), None)
             runs.append(run)
@@ -352,6 +355,14 @@ class _Loop:
             t: Target = ("outer", alloc.value)
             self.outer.setdefault(t, alloc.value)
             self.modes[t] = self.modes.get(t, 0) | (WRITE if a.writes else READ)
+        tied = {a.alloc.id for a in model.accesses
+                if a.tie and a.site.order[0] >= head_index and a.alloc.id not in own and a.alloc.id not in carried}
+        if tied:
+            entry = [*self.g.arguments, *(r for op in self.pre.ops for r in op.results)]
+            for v in entry:
+                view = model.storage.view(v) if isinstance(v.type, ResourceType) else None
+                if view is not None and view.alloc.id in tied:
+                    self.ends.setdefault(v, None)
 
     def _successor(self, model: FunctionModel, yields: tuple[Value, ...], head: HeadPlan | None, head_index: int) -> State | None:
         origins: list[Origin | None] = [None] * len(self.args)
@@ -408,7 +419,7 @@ class _Loop:
             hidden[j] = Value(TimepointType(), "awaited")
         after = {k: self.init[k] for k in self.tp_slots if ("mono", k) in coverage.get(("tp", k), frozenset())}
         plan = HeadPlan(self.args, state, coverage, frozenset(targets - covered), modes, dict(self.outer), dict(self.monotone),
-                        tuple(values), hidden, after)
+                        tuple(values), hidden, after, tuple(self.ends))
         ops: list[Op] = []
         pre_defined = {r for op in self.pre.ops for r in op.results} | set(self.g.arguments)
         for j in gated:
@@ -416,7 +427,7 @@ class _Loop:
             assert size is not None
             if size not in pre_defined and size not in {r for o in ops for r in o.results}:
                 ops.append(Op("arith.constant", results=(size,), properties=self._constant(size), location=self.head_at.location))
-        operands = tuple(dict.fromkeys([*self.outer.values(), *self.monotone.values(), *after.values()]))
+        operands = tuple(dict.fromkeys([*self.outer.values(), *self.monotone.values(), *after.values(), *self.ends]))
         ops.append(plan_op(GHOST_HEAD, operands, (*values, *hidden.values()), plan, self.head_at))
         for j in gated:
             size = state[j].size  # type: ignore[union-attr]

@@ -30,6 +30,11 @@ after the first:
   reachability fact checked at each back edge under this same hypothesis for the head,
   `("mono", k)` in its coverage) is reached after its initial value in every iteration, so its
   site awaits the initial value;
+* at the async level, values defined before the loop that live in storage the loop writes in
+  place (`ends`) have their versions ended by an in-place write of each: an
+  earlier iteration's tie replaced the bytes they name, so a later reader of one or a second
+  in-place write of one is a broken tie (rule A2), as in straight-line code; the sites that
+  write their storage make these in-place writes, so they end when those sites do;
 * carried indices are fresh symbols; one that every back edge increments by a non-negative
   constant is at least its initial value (`monotone`).
 
@@ -99,6 +104,10 @@ class HeadPlan:
     # Carried timepoint slot -> its initial value, for the slots every back edge passes on a
     # timepoint reached after the one it got: their site starts after the initial value.
     after: dict[int, Value] = field(default_factory=dict)
+    # Async level: values defined before the loop whose storage the loop writes in place. An
+    # earlier iteration's in-place write ended their versions (value semantics), so a later
+    # reader of one sees bytes it does not name and a later in-place write consumes it twice.
+    ends: tuple[Value, ...] = ()
     # Of the model last built with this plan's op (the rules reset them for each model):
     sites: set[int] = field(default_factory=set)  # the summary sites
     allocs: dict[int, int] = field(default_factory=dict)  # allocation id -> carried slot (past storage)
@@ -201,6 +210,7 @@ def _head_effect(b: Builder, op: Op) -> None:
     plan = _head(op)
     plan.sites.clear()  # site ids are per model: only the model being built
     producer: dict[Target, Site] = {}
+    written: dict[Site, set[int]] = {}  # summary site -> the allocations it writes
     groups: list[tuple[Carrier | None, frozenset[Target]]] = sorted(plan.coverage.items())  # type: ignore[assignment]
     if plan.orphans:
         groups.append((None, plan.orphans))
@@ -214,13 +224,22 @@ def _head_effect(b: Builder, op: Op) -> None:
         for t in sorted(targets, key=str):
             if t[0] == "mono":
                 continue
-            b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
+            a = b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
+            if a is not None and a.writes:
+                written.setdefault(site, set()).add(a.alloc.id)
             if carrier is None or carrier[0] != "gate" or t == ("slot", carrier[1]):
                 producer.setdefault(t, site)
         if carrier is not None and carrier[0] == "tp":
             b.timepoint(plan.values[carrier[1]], site.end)
         elif carrier is not None and carrier[0] == "gate":
             b.timepoint(plan.hidden[carrier[1]], site.end)
+    if plan.ends and b.level == "async":
+        for v in plan.ends:
+            view = b.view(v)
+            writers = [s for s, allocs in written.items() if view is not None and view.alloc.id in allocs]
+            for s in writers or [b.submit(op, (), "earlier iterations (in-place writes)")]:
+                plan.sites.add(s.id)
+                b.whole(s, v, WRITE, "earlier iterations", tie=True)
     for j, origin in enumerate(plan.origins):
         if origin is None:
             continue

@@ -29,7 +29,8 @@ def _mutant(name: str, old: str, new: str) -> str:
 
 
 @pytest.mark.parametrize("smt", SMT)
-@pytest.mark.parametrize("name", ["loop_fill_carried", "loop_fresh_per_iteration", "loop_strided_writes", "loop_swap_buffers"])
+@pytest.mark.parametrize("name", ["loop_fill_carried", "loop_fresh_per_iteration", "loop_strided_writes", "loop_swap_buffers",
+                                  "async_loop_accumulate"])
 def test_safe_loops_are_proved(name: str, smt: str) -> None:
     report = verify_text(_read(name), f"{name}.mlir", smt=smt)
     assert report.status == "proved", report.text()
@@ -56,6 +57,29 @@ def test_carrying_the_allocas_timepoint_instead_of_the_copys_is_caught(smt: str)
     report = verify_text(text, "m.mlir", smt=smt)
     assert report.classes & {"RACE_READ_AFTER_WRITE", "MISSED_WAIT"}, report.text()
     assert any("in a later iteration" in v.notes[-1] or "after the loop ran" in v.notes[-1] for v in report.violations)
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_an_earlier_iterations_in_place_write_ends_the_value_the_loop_started_from(smt: str) -> None:
+    # Async level (IREE #23246): without the clone the loop's in-place step writes the storage of
+    # %w, which every iteration reads and the exit exports. Iteration 1 alone is not enough to see
+    # it: the later iteration reads %w after an earlier one replaced it, and so does the export.
+    text = _mutant("async_loop_accumulate", '"scf.for"(%c0, %n, %c1, %init)', '"scf.for"(%c0, %n, %c1, %w)')
+    report = verify_text(text, "m.mlir", smt=smt)
+    stale = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_READ" and any("earlier iterations" in o.text for o in v.ops)]
+    where = {v.notes[-1].split(",")[0] for v in stale}
+    assert where == {"in a later iteration of the loop", "after the loop ran at least once"}, report.text()
+    assert all("tie linearity" in " ".join(v.notes) for v in stale)
+
+
+def test_a_value_the_loop_writes_in_place_every_iteration_is_consumed_twice() -> None:
+    # The step writes the outer %w in place instead of the carried value: iteration 2 consumes the
+    # version of %w that iteration 1 already replaced.
+    text = _mutant("async_loop_accumulate", "with(%w as %x: !stream.resource<external>{%c64}, %acc as %y: !stream.resource<external>{%c64}) -> %acc{%c64}",
+                   "with(%acc as %x: !stream.resource<external>{%c64}, %w as %y: !stream.resource<external>{%c64}) -> %w{%c64}")
+    report = verify_text(text, "m.mlir")
+    twice = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"]
+    assert twice and "in a later iteration of the loop" in twice[0].notes[-1], report.text()
 
 
 def test_a_carried_buffer_freed_in_the_iteration_is_used_after_free() -> None:
