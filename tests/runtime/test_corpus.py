@@ -52,6 +52,9 @@ INDEX_INPUTS: dict[str, list[int | None]] = {
     "cmd_loop_strided_ok.mlir": [3],
     "cmd_loop_strided_oob.mlir": [3],  # the fourth trip fills [48, 64) of a 48-byte cache
     "cmd_loop_pingpong_ok.mlir": [3],
+    "cmd_loop_alias_freed_once_ok.mlir": [3],
+    "cmd_loop_alias_freed_early.mlir": [3],
+    "cmd_loop_alias_double_free.mlir": [3],
     "cmd_symbolic_racy.mlir": [128, 64],  # fills [0, 128) and writes [64, 128): they overlap
     "cmd_symbolic_safe.mlir": [64],
     "cmd_oob_symbolic.mlir": [None, 200],  # a 64-byte window at 200 in a 256-byte buffer

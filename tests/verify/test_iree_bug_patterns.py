@@ -10,14 +10,14 @@ each caught by the verifier; and where each of the fifteen is covered, or why it
 | #16168 | write to a borrowed import | corpus async_borrowed_update, cmd_borrowed_write (fixes: async_borrowed_cloned_ok, cmd_consumed_write_ok); IREE's own d_inplace (test_iree) | BORROWED_INPUT_MUTATED |
 | #13003 | a call mutates an operand a later op still reads | corpus async_call_tie (fix: async_call_untied_ok) | undecided, never proved: `util.call` has no effect rule (issue 9 item 8) |
 | #23171 | update elision loses a concat operand | test_refinement_iree_bugs | VALUE_MISMATCH |
-| #23246 | region-aware last use (`scf.for`) | not expressible: the verifier refuses control flow | - |
+| #23246 | region-aware last use (`scf.for`): the clone of a value the loop body reads is elided | corpus async_loop_clone_elided (fix: async_loop_clone_kept_ok) | RACE_WRITE_AFTER_READ |
 | #22803 | fence chained before the transfer of the returned value | corpus async_fence_before_transfer (fix: async_fence_covers_ok) | MISSED_WAIT |
 | #17316 | write to exported storage after the signalled barrier | corpus cmd_fence_not_covering (fix: cmd_chain_fence_ok) | MISSED_WAIT |
-| ARC 7ce0460 | `scf` yields one alloca twice, freed through the dropped alias | straight-line part: corpus cmd_double_free_alias; the `scf` form is not expressible | DOUBLE_FREE |
+| ARC 7ce0460 / PR #24841 | `scf` yields one alloca twice, freed through the dropped alias (or through both) | corpus cmd_loop_alias_freed_early, cmd_loop_alias_double_free (fix: cmd_loop_alias_freed_once_ok); straight-line: cmd_double_free_alias | USE_AFTER_FREE, DOUBLE_FREE |
 | #20817 | dealloca of a non-alloca producer | corpus cmd_free_import; test_rules (an unmodelled producer: undecided) | DOUBLE_FREE |
 | #20819 | emplaced results in update order | test_refinement_iree_bugs | VALUE_MISMATCH |
 | #14685 | subview offset of a tied operand dropped | test_refinement_iree_bugs | VALUE_MISMATCH |
-| #18123 | `scf` captured dependencies | not expressible (control flow); a compile failure, not wrong code | - |
+| #18123 | `scf` captured dependencies ignored by the schedule: an in-place update placed before the `scf.if` whose regions read the value (IREE failed to compile; the schedule it should not have made) | corpus async_scf_if_update_hoisted (fix: async_scf_if_update_awaits_ok) | RACE_WRITE_AFTER_READ |
 | early dealloca | a dealloca that does not await the last use | corpus cmd_early_dealloca (fix: cmd_late_dealloca_ok) | USE_AFTER_FREE |
 """
 
@@ -38,6 +38,10 @@ CAUGHT = [
     ("#22803", "async_fence_before_transfer", "async_fence_covers_ok", "MISSED_WAIT"),
     ("#17316", "cmd_fence_not_covering", "cmd_chain_fence_ok", "MISSED_WAIT"),
     ("ARC aliasing", "cmd_double_free_alias", "cmd_late_dealloca_ok", "DOUBLE_FREE"),
+    ("ARC scf alias freed early", "cmd_loop_alias_freed_early", "cmd_loop_alias_freed_once_ok", "USE_AFTER_FREE"),
+    ("ARC scf alias freed twice", "cmd_loop_alias_double_free", "cmd_loop_alias_freed_once_ok", "DOUBLE_FREE"),
+    ("#23246", "async_loop_clone_elided", "async_loop_clone_kept_ok", "RACE_WRITE_AFTER_READ"),
+    ("#18123", "async_scf_if_update_hoisted", "async_scf_if_update_awaits_ok", "RACE_WRITE_AFTER_READ"),
     ("#20817", "cmd_free_import", "cmd_consumed_write_ok", "DOUBLE_FREE"),
     ("early dealloca", "cmd_early_dealloca", "cmd_late_dealloca_ok", "USE_AFTER_FREE"),
 ]
