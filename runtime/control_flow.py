@@ -57,7 +57,20 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, RuleTable
 from stream.ir.types import IntegerType
 
-__all__ = ["Machine", "Jump", "Exit", "TRANSFER_RULES", "REGION_RULES", "CONTROL_OPS", "run_blocks", "run_region"]
+__all__ = ["Machine", "Jump", "Exit", "TRANSFER_RULES", "REGION_RULES", "CONTROL_OPS", "run_blocks", "run_region", "MAX_LOOP_TRIPS"]
+
+# The most iterations one run of a loop may make (an `scf.for` or `scf.while`, or the backward
+# jumps of one run of a multi-block region: every cycle of blocks has one). A simulated device
+# makes some 25,000 iterations a second, so a loop bound taken from a huge input would otherwise
+# run for days; past the limit the run fails (RESOURCE_EXHAUSTED) naming the loop.
+# `streamproof run --max-trips N` changes it.
+MAX_LOOP_TRIPS = 100_000
+
+
+def _too_many_trips(what: str, location: Location) -> ExecutionError:
+    return ExecutionError(Status(StatusCode.RESOURCE_EXHAUSTED,
+                                 f"{what} ran {MAX_LOOP_TRIPS} iterations (streamproof's limit, MAX_LOOP_TRIPS; "
+                                 "`streamproof run --max-trips N` raises it)", str(location)))
 
 
 class Machine(Protocol):
@@ -195,6 +208,7 @@ def run_blocks(m: Machine, region: Region, what: str, location: Location) -> Exi
     if not blocks:
         raise DiagnosticError.at(location, f"{what} has no blocks to run")
     block: Block = blocks[0]
+    index, back = 0, 0
     while True:
         ops = block.ops
         if not ops:
@@ -210,6 +224,11 @@ def run_blocks(m: Machine, region: Region, what: str, location: Location) -> Exi
             return transfer
         if not 0 <= transfer.block < len(blocks):
             raise DiagnosticError.at(term.location, f"'{term.name}' jumps to block {transfer.block}; {what} has {len(blocks)}")
+        if transfer.block <= index:
+            back += 1
+            if back > MAX_LOOP_TRIPS:
+                raise _too_many_trips(f"a loop of {what} (the jump to block {transfer.block})", term.location)
+        index = transfer.block
         block = blocks[transfer.block]
         if len(transfer.operands) != len(block.arguments):
             raise DiagnosticError.at(term.location, f"'{term.name}' passes {len(transfer.operands)} value(s) to a block of {len(block.arguments)} argument(s)")
@@ -271,8 +290,11 @@ def _for(m: Machine, op: Op) -> None:
     iv_value = op.operands[0]
     sources: Sequence[Value] = op.operands[3:]
     values = [m.value(v) for v in sources]
-    iv = lb
+    iv, trips = lb, 0
     while iv < ub:
+        trips += 1
+        if trips > MAX_LOOP_TRIPS:
+            raise _too_many_trips("this scf.for", op.location)
         out = run_region(m, op, 0, [_as_typed(iv, iv_value) if unsigned else iv, *values], [None, *sources], "scf.yield")
         sources = out.operands
         values = [m.value(v) for v in sources]
@@ -292,6 +314,7 @@ def _if(m: Machine, op: Op) -> None:
 def _while(m: Machine, op: Op) -> None:
     sources: Sequence[Value] = op.operands
     values = [m.value(v) for v in sources]
+    trips = 0
     while True:
         cond = run_region(m, op, 0, values, sources, "scf.condition")
         if not cond.operands:
@@ -300,6 +323,9 @@ def _while(m: Machine, op: Op) -> None:
         values = [m.value(v) for v in sources]
         if not bool(m.decide(cond.operands[0])):
             break
+        trips += 1
+        if trips > MAX_LOOP_TRIPS:
+            raise _too_many_trips("this scf.while", op.location)
         sources = run_region(m, op, 1, values, sources, "scf.yield").operands
         values = [m.value(v) for v in sources]
     _bind_results(m, op, values, sources)

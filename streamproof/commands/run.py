@@ -78,6 +78,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernels", metavar="FILE.py", action="append", default=[], help="Python file registering kernels")
     p.add_argument("--output-dir", metavar="DIR", help="write each result as DIR/result<i>.npy")
     p.add_argument("--no-verify", action="store_true", help="compile an input-level file without proving each pass")
+    p.add_argument("--max-trips", metavar="N", type=int, default=None,
+                   help="iterations one run of a loop may make before the run fails (default 100000)")
     p.add_argument("--device-memory", metavar="BYTES", type=int, help="capacity of each device's pool (default unlimited)")
     p.add_argument("--print-max-element-count", metavar="N", type=int, default=1024,
                    help="elements printed per result before '...' (default 1024, as iree-run-module)")
@@ -103,6 +105,12 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"streamproof run: error: --seed must be an integer >= 0, not {args.seed}")
     if args.device_memory is not None and args.device_memory < 0:
         raise UsageError(f"streamproof run: error: --device-memory must be a number of bytes >= 0, not {args.device_memory}")
+    if args.max_trips is not None:
+        if args.max_trips < 1:
+            raise UsageError(f"streamproof run: error: --max-trips must be an integer >= 1, not {args.max_trips}")
+        from runtime import control_flow
+
+        control_flow.MAX_LOOP_TRIPS = args.max_trips  # one run per process: the limit is the process's
     _check_writable(args)
 
     (chunk,) = parse_inputs(args.input)

@@ -268,6 +268,48 @@ def test_a_step_that_is_not_positive_fails(interpreter: str) -> None:
     assert e.value.status.code is StatusCode.INVALID_ARGUMENT and "step must be positive" in str(e.value)
 
 
+H4 = RNG.standard_normal((4, 4)).astype(np.float32)
+TRIPS: dict[str, tuple[P.Pair, Callable[[int], list[Any]]]] = {
+    "scf.for": (P.COUNT, lambda n: [X, Y, 0, n, 1]),
+    "blocks": (P.RNN, lambda n: [np.array(n, np.int64), H4, H4 / 8]),
+    "scf.while": (P.WHILE, lambda n: [np.ones(4, np.float32), np.zeros(4, np.float32), np.float32(4 * n)]),
+}
+
+
+@pytest.mark.parametrize("interpreter", ["reference", "executor"])
+@pytest.mark.parametrize("loop", sorted(TRIPS))
+def test_a_loop_past_the_trip_limit_fails_naming_it(interpreter: str, loop: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bound from a huge input (2^40 trips) would run for days; the limit fails the run instead.
+    from runtime import control_flow
+
+    monkeypatch.setattr(control_flow, "MAX_LOOP_TRIPS", 7)
+    pair, inputs = TRIPS[loop]
+    module = parse(pair.source if interpreter == "reference" else pair.cmd)
+
+    def run(args: list[Any]) -> Any:
+        if interpreter == "reference":
+            return run_reference(module, args, pair.name)
+        return run_module(module, args, function=pair.name, driver="sync")
+
+    run(inputs(7))  # seven trips: within the limit
+    with pytest.raises(ExecutionError) as e:
+        run(inputs(8))
+    assert e.value.status.code is StatusCode.RESOURCE_EXHAUSTED and "ran 7 iterations" in str(e.value), str(e.value)
+    assert "MAX_LOOP_TRIPS" in str(e.value) and "--max-trips" in str(e.value)
+
+
+def test_streamproof_run_max_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime import control_flow
+
+    monkeypatch.setattr(control_flow, "MAX_LOOP_TRIPS", control_flow.MAX_LOOP_TRIPS)  # restored after the test
+    src = tmp_path / "fib.mlir"
+    src.write_text(FIB)
+    assert main(["run", str(src), "--input", "30", "--max-trips", "10"]) == 1
+    assert "ran 10 iterations" in capsys.readouterr().err
+    assert main(["run", str(src), "--input", "30", "--max-trips", "0"]) == 2
+    assert "--max-trips must be an integer >= 1" in capsys.readouterr().err
+
+
 def test_an_op_without_a_rule_in_a_loop_body_is_refused() -> None:
     text = P.add_loop().replace('"scf.yield"(%a, %t2)', '"foo.bar"() : () -> ()\n    "scf.yield"(%a, %t2)')
     module = parse(text)
