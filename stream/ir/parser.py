@@ -23,7 +23,7 @@ from stream.ir.parse_attrs import MAX_NESTING, AttrParser, unescape
 from stream.ir.spec_registry import OpState, lookup, registered_names
 from stream.ir.types import FunctionType, Type
 
-__all__ = ["Parser", "parse_module", "split_input_file", "UnresolvedOperand"]
+__all__ = ["Parser", "parse_module", "parse_attribute_text", "split_input_file", "UnresolvedOperand"]
 
 # At import, so that a harness that watches the limit (Hypothesis resets it after each test) sees
 # it raised before it starts; parse_module checks again in case the embedding program lowered it.
@@ -552,6 +552,17 @@ def parse_module(text: str, filename: str = "<stdin>", line_offset: int = 0) -> 
     parser = Parser(SourceFile(filename, text, line_offset))
     with paused_gc():
         return parser.parse_top_level()
+
+
+def parse_attribute_text(text: str, filename: str = "<attribute>") -> Attribute:
+    """One attribute written out in full (the body of a dialect attribute the parser keeps as
+    text, such as the element list of `#util.composite<...>`); DiagnosticError when it is not
+    one attribute."""
+    parser = Parser(SourceFile(filename, text))
+    attr = parser.parse_attribute()
+    if parser.lexer.peek().kind != "eof":
+        raise parser.error("expected the end of the attribute")
+    return attr
 
 
 _SPLIT = re.compile(r"^// -----[^\n]*$", re.MULTILINE)

@@ -52,8 +52,18 @@ from stream.ir.spec import spec_of
 from stream.ir.types import FloatType, IndexType, IntegerType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function, function, functions
 from verify.calls import CALL_OPS
-from verify.refinement import rules_async, rules_cmd, rules_flow, rules_host, rules_parameter, rules_tensor  # noqa: F401 (rules)
+from verify.refinement import (  # noqa: F401 (rules)
+    control_flow,
+    rules_async,
+    rules_cmd,
+    rules_file,
+    rules_flow,
+    rules_host,
+    rules_parameter,
+    rules_tensor,
+)
 from verify.refinement.compare import Comparer, Divergence
+from verify.refinement.control_flow import check_loops, run_function
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Context, Machine, Res
 from verify.refinement.memory import Allocation, Piece
@@ -77,8 +87,9 @@ def check_refinement(
     skip_unchanged: bool = False,
 ) -> RefinementReport:
     """Check that `after` refines `before` for one function (by name) or for every function of
-    `before` with a body. Raises `DiagnosticError` for input the check does not support
-    (multi-block functions, scf regions, a named function that does not exist).
+    `before` with a body. Branches and loops are followed as `verify.refinement.control_flow`
+    says. Raises `DiagnosticError` for input the check does not support (an op with regions it
+    has no rule for, a named function that does not exist).
     `skip_unchanged` (the per-pass hook sets it) takes a function that is `before`'s own, up to
     renaming, over unchanged executables, as refining it without executing either."""
     with paused_gc():  # millions of small acyclic terms: see stream.ir.gc_pause
@@ -251,15 +262,16 @@ def _run_case(
     mb = Machine(ctx, "before", f, _level(f))
     mb.module = modules[0]
     run_initializers(mb, modules[0])
-    mb.run()
+    run_function(mb)
     ma = Machine(ctx, "after", g, _level(g))
     ma.module = modules[1]
     run_initializers(ma, modules[1])
-    ma.run()
+    run_function(ma)
     for m in (mb, ma):
         if m.results is None:
             raise DiagnosticError.at(m.func.op.location, f"refinement: @{m.func.name} does not end with a return")
     cmp = Comparer(ctx)
+    check_loops(ctx)  # every result below rests on the loops' induction (Undecided when it fails)
     out: list[Mismatch] = []
     assert mb.results is not None and ma.results is not None
     names_b = _result_names(mb)

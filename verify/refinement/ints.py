@@ -123,7 +123,19 @@ def _z3_apply(name: str, args: list[z3.ArithRef]) -> z3.ArithRef | None:
         return None
     if name == "select" and len(args) == 3:
         return z3.If(args[0] != 0, args[1], args[2])
+    compare = _SIGNED_COMPARES.get(name)
+    if compare is not None and b is not None:
+        return z3.If(compare(a, b), 1, 0)
     return None
+
+
+# The comparisons that mean the same on unbounded integers (the unsigned ones differ for negative
+# values, so they stay opaque: equal terms still compare equal, nothing more is assumed).
+_SIGNED_COMPARES: dict[str, Any] = {
+    "cmpi_eq": lambda a, b: a == b, "cmpi_ne": lambda a, b: a != b,
+    "cmpi_slt": lambda a, b: a < b, "cmpi_sle": lambda a, b: a <= b,
+    "cmpi_sgt": lambda a, b: a > b, "cmpi_sge": lambda a, b: a >= b,
+}
 
 
 # Keys of the Syms for values without semantics: an opaque op's integer result or resource size,

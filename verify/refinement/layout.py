@@ -11,16 +11,19 @@ normalized.
 from __future__ import annotations
 
 import itertools
+import re
 import struct
 from collections.abc import Sequence
 
-from stream.ir.attributes import DenseAttr, float_bits
+from stream.ir.attributes import ArrayAttr, Attribute, DenseAttr, float_bits
+from stream.ir.diagnostics import DiagnosticError
+from stream.ir.parser import parse_attribute_text
 from stream.ir.types import FloatType, IndexType, IntegerType, TensorType, Type, element_byte_width, packed_bits
 from verify.refinement.ints import IntExpr, Ints
 from verify.refinement.solver import Facts, Undecided
 from verify.refinement.terms import Scalar, ScalarTerm
 
-__all__ = ["element_width", "split_dims", "shape_of", "tensor_bytes", "runs", "decode_dense", "scalar_pattern", "MAX_RUNS"]
+__all__ = ["element_width", "split_dims", "shape_of", "tensor_bytes", "runs", "decode_dense", "composite_parts", "scalar_pattern", "MAX_RUNS"]
 
 # Above this many runs a strided slice is not expanded (the check reports unknown).
 MAX_RUNS = 4096
@@ -234,3 +237,24 @@ def scalar_pattern(value: Scalar, t: Type) -> bytes | None:
         width, bits = value.payload
         return _int_bytes(bits, width) if width == w else None
     return None
+
+
+# `#util.composite<1792xi8, [dense<...> : tensor<...>, ...]>`: constants packed back to back
+# (IREE's pack-constants); the parser keeps the attribute as its text.
+_COMPOSITE = re.compile(r"#util\.composite<\s*(\d+)xi8\s*,\s*(\[.*\])\s*>\Z", re.S)
+
+
+def composite_parts(text: str) -> tuple[int, list[Attribute]] | None:
+    """The total byte size and the element attributes of a `#util.composite`, in order; None
+    when `text` is not one (or its elements do not parse)."""
+    m = _COMPOSITE.match(text.strip())
+    if m is None:
+        return None
+    body = re.sub(r",\s*\]\Z", "]", m.group(2))  # IREE prints a comma after the last element
+    try:
+        elements = parse_attribute_text(body)
+    except DiagnosticError:
+        return None
+    if not isinstance(elements, ArrayAttr):
+        return None
+    return int(m.group(1)), list(elements.elements)

@@ -129,6 +129,11 @@ class Context:
     # a function the other does not have (IREE's materialize-builtins replaces a splat or fill
     # with a builtin executable): whether its output equals other bytes is unknown.
     kernels: dict[str, set[tuple[str, ...]]] = field(default_factory=lambda: {"before": set(), "after": set()})
+    # Per program: the loops run, in order (verify.refinement.control_flow.LoopRecord; None while
+    # one runs), and the size each carried resource got (BEFORE's, so both programs' loop states
+    # are the same terms).
+    loops: dict[str, list[Any]] = field(default_factory=lambda: {"before": [], "after": []})
+    loop_sizes: dict[tuple[int, int], IntExpr] = field(default_factory=dict)
 
     @staticmethod
     def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
@@ -159,6 +164,9 @@ class Machine:
         self.results: list[Entry] | None = None
         self.return_op: Op | None = None
         self.world = 0
+        # Which run of the straight-line code `world` counts in: () before any loop, then one
+        # epoch per loop iteration run symbolically and per exit state (control_flow._loop).
+        self.world_epoch: tuple[Any, ...] = ()
         self.exports: list[BufView] = []
         # Input-level tensor arguments some op writes in place (a tied result): see check.py.
         self.tied_args: set[int] = set()
@@ -171,28 +179,23 @@ class Machine:
         self.global_values: dict[str, Entry] = {}
         self.initializer_failure: str | None = None
         self.in_initializer = False
+        # One set per loop body being run (innermost last): the allocations made in it, the only
+        # storage a body may write (verify.refinement.control_flow).
+        self.loop_fresh: list[set[int]] = []
+        # After a loop whose results have storage: allocations numbered below `loop_floor` may be
+        # that storage (the loop may have run zero times, or passed a value through), so an
+        # in-place write to one of them is not followed (`loop_floor_why` says which loop).
+        self.loop_floor = 0
+        self.loop_floor_why = ""
 
     # -- running ---------------------------------------------------------------------------------
-    def run(self) -> None:
-        if len(self.func.blocks) != 1:
-            raise DiagnosticError.at(
-                self.func.op.location,
-                f"refinement: @{self.func.name} has {len(self.func.blocks)} blocks; multi-block functions "
-                "(cf/scf control flow) are not supported by the refinement check yet",
-            )
-        for op in self.func.body.ops:
-            self.exec(op)
-            if self.results is not None:
-                break
-
     def exec(self, op: Op) -> None:
         fn = RULES.get(op.name)
         if fn is None:
             if op.regions:
                 raise DiagnosticError.at(
                     op.location,
-                    f"refinement: '{op.name}' has regions the refinement check does not model "
-                    "(scf control flow is not supported yet)",
+                    f"refinement: '{op.name}' has regions the refinement check does not model",
                 )
             fn = RULES.resolve(op.name)  # the opaque default
         fn(self, op)
@@ -264,7 +267,7 @@ class Machine:
             if isinstance(t, TensorType):
                 e = Res(size, data, arg=index)  # input level: arguments are values (ABI observables, not storage)
             else:
-                alloc = self.new_alloc("argument", f"argument {name}", None, size, data, arg_index=index)
+                alloc = self.new_alloc("argument", f"argument {name}", None, size, data, arg_index=index, fresh=False)
                 self.arg_allocs[index] = alloc
                 e = Res(size, None if self.memory_mode else data, alloc)
         elif isinstance(t, TimepointType):
@@ -301,7 +304,7 @@ class Machine:
         """The storage of `r`: a value that has none yet gets an allocation holding its bytes."""
         if r.alloc is None:
             assert r.data is not None
-            r.alloc = self.new_alloc("value", f"storage of a value used by '{op.name}'", op, r.size, r.data)
+            r.alloc = self.new_alloc("value", f"storage of a value used by '{op.name}'", op, r.size, r.data, fresh=False)
             r.offset = 0
             r.data = None
         return r.alloc, r.offset
@@ -342,6 +345,7 @@ class Machine:
             if operand.arg is not None:
                 self.tied_args.add(operand.arg)
             return Res(operand.size, data, producer=op, source=operand if written else None, written=written)
+        self._loop_guard(a, op)
         if operand.data is not None:
             self.bytes_of(operand)  # the staleness check of a value-level read
         if a.borrowed and a.unconstrained is None:
@@ -355,16 +359,31 @@ class Machine:
 
     def write(self, alloc: Allocation, offset: IntExpr, data: ByteStr, op: Op) -> None:
         """A cmd-level store into storage."""
+        self._loop_guard(alloc, op)
         if alloc.borrowed and alloc.unconstrained is None:
             alloc.unconstrained = "it is a borrowed import written in place"
         self.memory.write(alloc, offset, data, op)
         alloc.version += 1
 
+    def _loop_guard(self, alloc: Allocation, op: Op) -> None:
+        if self.loop_fresh and alloc.id not in self.loop_fresh[-1]:
+            raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what}, storage made before the loop iteration "
+                            "it runs in: a loop's state is its carried values, not memory")
+        if alloc.id < self.loop_floor:
+            raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what} after {self.loop_floor_why}, whose results may "
+                            "live in that storage: an in-place write that may change a loop result is not followed")
+
     def new_alloc(
-        self, kind: str, what: str, op: Op | None, size: IntExpr, base: ByteStr, arg_index: int | None = None
+        self, kind: str, what: str, op: Op | None, size: IntExpr, base: ByteStr, arg_index: int | None = None,
+        fresh: bool = True,
     ) -> Allocation:
+        """New storage; `fresh` when it is new memory (not storage a value already had in the
+        program), which a loop body that made it may write."""
         alloc = Allocation(len(self.allocs), kind, what, op, size, base, arg_index)
         self.allocs.append(alloc)
+        if fresh:
+            for made in self.loop_fresh:
+                made.add(alloc.id)
         return alloc
 
     def uninit(self, op: Op, size: IntExpr, what: str | None = None) -> ByteStr:
@@ -411,7 +430,7 @@ class Machine:
     def opaque_key(self, op: Op) -> tuple[Any, ...]:
         self.world += 1
         attrs = tuple(sorted((k, str(a)) for k, a in (*op.properties.items(), *op.attributes.items())))
-        return (op.name, attrs, tuple(self.operand_key(v) for v in op.operands), self.world)
+        return (op.name, attrs, tuple(self.operand_key(v) for v in op.operands), self.world_epoch, self.world)
 
     def opaque_result(self, op: Op, key: tuple[Any, ...], index: int, t: Type) -> Entry:
         what = f"result {index} of '{op.name}'"

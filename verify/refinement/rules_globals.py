@@ -30,6 +30,7 @@ from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import spec_of
 from stream.ir.types import TimepointType, Type
+from verify.refinement.control_flow import RETURNS, lowered_blocks, run_blocks
 from verify.refinement.machine import Machine, Res, rule
 from verify.refinement.solver import Undecided
 
@@ -92,6 +93,9 @@ def _store(m: Machine, op: Op) -> None:
     value = op.operands[0]
     if isinstance(value.type, TimepointType):
         return
+    if m.loop_fresh:
+        raise Undecided(f"@{name} is stored in a loop body at {op.location}: what a loop leaves in a global is not part "
+                        "of the loop state the check relates")
     if not m.in_initializer and _is_mutable(_declaration(m, name)):
         raise Undecided(f"the function stores the mutable global @{name}: the state it leaves for later calls is not "
                         "compared between the programs yet")
@@ -104,6 +108,15 @@ def _level(op: Op) -> str | None:
         if spec is not None and spec.defines_level is not None:
             return spec.defines_level
     return None
+
+
+def _failed(m: Machine, why: str, loops_before: int) -> None:
+    """An initializer stopped part way: nothing it or an earlier one stored is known to be the
+    global's value when the function runs (a later store was not seen), and the loops it began
+    are not part of the comparison."""
+    m.initializer_failure = why
+    m.global_values.clear()
+    del m.ctx.loops[m.program][loops_before:]
 
 
 def run_initializers(m: Machine, module: Module | None) -> None:
@@ -119,26 +132,26 @@ def run_initializers(m: Machine, module: Module | None) -> None:
     try:
         for init in inits:
             where = f"util.initializer at {init.location}"
-            blocks = init.regions[0].blocks if init.regions else ()
-            if len(blocks) != 1:
-                m.initializer_failure = f"the {where} has {len(blocks)} blocks (control flow: issue 12)"
-                return
             level = _level(init)
+            loops_before = len(m.ctx.loops[m.program])
             if level is not None and (level == "cmd") != m.memory_mode:
-                m.initializer_failure = f"the {where} is at the {level} level and the function is not"
+                _failed(m, f"the {where} is at the {level} level and the function is not", loops_before)
                 return
             try:
-                for inner in blocks[0].ops:
-                    if inner.name in ("util.return", "util.initializer.return"):
+                blocks = lowered_blocks(init) if init.regions else ()
+                if len(blocks) > 1:
+                    run_blocks(m, blocks)
+                for inner in blocks[0].ops if len(blocks) == 1 else ():
+                    if inner.name in RETURNS:
                         break
                     m.exec(inner)
             except DiagnosticError as e:
-                m.initializer_failure = f"the {where}: {e.diagnostic.message}"
+                _failed(m, f"the {where}: {e.diagnostic.message}", loops_before)
                 return
             except Undecided as e:
                 if e.split is not None:
                     raise  # a case split on the programs' sizes: the caller runs both cases
-                m.initializer_failure = f"the {where}: {e.reason}"
+                _failed(m, f"the {where}: {e.reason}", loops_before)
                 return
     finally:
         m.in_initializer = False

@@ -17,7 +17,7 @@ from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DenseAttr, Floa
 from stream.ir.core import Op
 from stream.ir.rule_table import RuleTable
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, TensorType, TimepointType, element_byte_width
-from verify.refinement.ints import IntExpr
+from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.layout import decode_dense, tensor_bytes
 from verify.refinement.machine import RULES, BufView, Machine, Res, float_scalar, groups, rule
 from verify.refinement.terms import ByteStr, ScalarTerm
@@ -98,6 +98,20 @@ def _binary(m: Machine, op: Op) -> None:
 
 for _name in ("addi", "subi", "muli", *_APPLY_OPS, *_FLOAT_OPS):
     rule(f"arith.{_name}")(_binary)
+
+_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+
+
+@rule("arith.cmpi")
+def _cmpi(m: Machine, op: Op) -> None:
+    # An integer term (0 or 1), so that branches on it can be decided or split on.
+    predicate = op.properties.get("predicate")
+    a, b = (m.entry(v) for v in op.operands)
+    known = all(type(x) is int or isinstance(x, Poly) for x in (a, b))
+    if not known or not isinstance(predicate, IntegerAttr) or not 0 <= predicate.value < len(_PREDICATES):
+        _opaque(m, op)
+        return
+    m.set(op.results[0], m.ints.apply(f"cmpi_{_PREDICATES[predicate.value]}", a, b))  # type: ignore[arg-type]
 
 
 @rule(*(f"arith.{n}" for n in _CASTS))

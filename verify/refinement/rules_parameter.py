@@ -15,21 +15,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from stream.ir.attributes import StringAttr
 from stream.ir.core import Op, Value
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Machine, Res, groups, rule
-from verify.refinement.rules_host import buffer_string, parameter_atom
+from verify.refinement.rules_host import parameter_atom
 from verify.refinement.rules_tensor import sized
 from verify.refinement.solver import Undecided
 from verify.refinement.terms import ByteStr
-
-
-@rule("util.buffer.constant")
-def _buffer_constant(m: Machine, op: Op) -> None:
-    value = op.properties.get("value")
-    text = value.value if isinstance(value, StringAttr) else str(value)
-    m.set(op.results[0], buffer_string(m, text))
 
 
 def _name(m: Machine, v: Value | None) -> Any:

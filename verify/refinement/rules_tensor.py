@@ -70,7 +70,7 @@ def _import(m: Machine, op: Op) -> None:
         if alloc is None:
             name = f"%{v.source.name_hint}" if v.source.name_hint else f"argument {p}"
             base = m.terms.of(m.terms.arg(p), size)
-            alloc = m.new_alloc("import", f"the caller's buffer {name} (imported at {op.location})", op, size, base, p)
+            alloc = m.new_alloc("import", f"the caller's buffer {name} (imported at {op.location})", op, size, base, p, fresh=False)
             m.arg_allocs[p] = alloc
         alloc.consumed = alloc.consumed or consume
         alloc.borrowed = alloc.borrowed or not consume

@@ -24,7 +24,7 @@ import z3
 
 from verify.refinement.ints import IntExpr, Ints, Poly
 
-__all__ = ["Facts", "Undecided", "DEFAULT_RLIMIT"]
+__all__ = ["Fact", "Facts", "Undecided", "DEFAULT_RLIMIT"]
 
 DEFAULT_RLIMIT = 2_000_000
 
@@ -39,6 +39,18 @@ class Undecided(Exception):
         super().__init__(reason)
         self.reason = reason
         self.split = split
+
+
+Fact = tuple[tuple[object, ...], Callable[[], z3.BoolRef]]
+
+
+@dataclass(slots=True)
+class _Scope:
+    asserted: set[tuple[object, ...]]
+    nonneg: set[int]
+    disjoint: set[tuple[IntExpr, IntExpr, IntExpr, IntExpr]]
+    cache: dict[tuple[object, ...], tuple[int, bool | None]]
+    added: list[Fact] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -58,6 +70,8 @@ class Facts:
     _cache: dict[tuple[object, ...], tuple[int, bool | None]] = field(default_factory=dict)
     # Whether the last undecided answer came from Z3's resource limit (no case split helps).
     last_limited: bool = False
+    # Open scopes (innermost last): what each saved on entry, and the facts added inside it.
+    _scopes: list[_Scope] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.solver = z3.Solver(ctx=self.ints.ctx)
@@ -70,6 +84,41 @@ class Facts:
         self._asserted.add(key)
         self._pending.append(make)
         self._version += 1
+        if self._scopes:
+            self._scopes[-1].added.append((key, make))
+
+    # -- scopes ------------------------------------------------------------------------------
+    def begin_scope(self) -> None:
+        """Facts added from here to `end_scope` hold only inside (a loop body: what one iteration
+        assumes need not hold when the loop runs zero times). Answers given inside are forgotten
+        on exit, as they may rest on those facts."""
+        self._flush()
+        self.solver.push()
+        self._scopes.append(_Scope(set(self._asserted), set(self._nonneg_syms), set(self._disjoint), dict(self._cache)))
+
+    def end_scope(self) -> list[Fact]:
+        """Leave the innermost scope; the facts it added, for `replay`."""
+        scope = self._scopes.pop()
+        self._pending.clear()  # added inside the scope (begin_scope flushed the rest)
+        self.solver.pop()
+        self._asserted, self._nonneg_syms, self._disjoint, self._cache = scope.asserted, scope.nonneg, scope.disjoint, scope.cache
+        self._version += 1
+        return scope.added
+
+    def open_facts(self) -> list[Fact]:
+        """The facts every open scope has added so far, outermost first."""
+        return [f for scope in self._scopes for f in scope.added]
+
+    def replay(self, facts: list[Fact]) -> None:
+        """Assume facts a scope added (inside another scope, to reason about that iteration)."""
+        for key, make in facts:
+            # Through the assume_* that made them: they also feed the fast paths.
+            if key[0] == "nonneg":
+                self.assume_nonneg(key[1])  # type: ignore[arg-type]
+            elif key[0] == "disjoint":
+                self.assume_disjoint(*key[1:])  # type: ignore[arg-type]
+            else:
+                self._add(key, make)
 
     def _flush(self) -> None:
         if self._pending:
