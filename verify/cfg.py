@@ -1,5 +1,6 @@
-"""Structured loops as blocks: `scf.for` and `scf.while` in a function's host code, rewritten
-into the blocks and branches they stand for, so that `verify.loops` treats every loop alike.
+"""Structured loops as blocks: `scf.for` and `scf.while` in a function's host code (also inside
+an `scf.if`, which is then rewritten into blocks too), rewritten into the blocks and branches
+they stand for, so that `verify.loops` treats every loop alike.
 
     scf.for %iv = %lb to %ub step %s iter_args(%a = %init) { body; scf.yield %y }
       ==>  cf.br ^h(%lb, %init)
@@ -29,15 +30,21 @@ from stream.ir.core import Block, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import I1, I32
 from stream.ir.walk import Function
+from stream.passes.block_builder import remap_op
 
-__all__ = ["lower_loops", "has_structured_loop"]
+__all__ = ["lower_loops", "has_structured_loop", "forward_invariant_arguments"]
 
 STRUCTURED_LOOPS = frozenset({"scf.for", "scf.while"})
 _SLT, _ULT = 2, 6  # arith.cmpi predicates
 
 
 def has_structured_loop(func: Function) -> bool:
-    return any(op.name in STRUCTURED_LOOPS for b in func.blocks for op in b.ops)
+    """A top-level `scf.for`/`scf.while`, or an `scf.if` with one inside."""
+    return any(op.name in STRUCTURED_LOOPS or _if_with_loop(op) for b in func.blocks for op in b.ops)
+
+
+def _if_with_loop(op: Op) -> bool:
+    return op.name == "scf.if" and any(inner.name in STRUCTURED_LOOPS for inner in op.walk() if inner is not op)
 
 
 @dataclass(slots=True, eq=False)
@@ -62,14 +69,7 @@ def lower_loops(func: Function) -> Function:
         first_of[index] = current
         pending.append(current)
         for op in block.ops:
-            if op.name == "scf.for":
-                current = _lower_for(op, current, pending)
-            elif op.name == "scf.while":
-                current = _lower_while(op, current, pending)
-            else:
-                current.ops.append(op)
-                if op.successors:
-                    current.targets = list(op.successors)
+            current = _lower_op(op, current, pending)
     number = {id(p): i for i, p in enumerate(pending)}
     blocks = []
     for p in pending:
@@ -79,6 +79,43 @@ def lower_loops(func: Function) -> Function:
             ops[-1] = ops[-1].replace(successors=resolved)
         blocks.append(Block(p.arguments, tuple(ops)))
     return Function(func.op.replace(regions=(Region(tuple(blocks)),)))
+
+
+def _lower_op(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending:
+    """Append `op` to the block being built, or the blocks it stands for; the block that follows."""
+    if op.name == "scf.for":
+        return _lower_for(op, current, pending)
+    if op.name == "scf.while":
+        return _lower_while(op, current, pending)
+    if _if_with_loop(op):
+        return _lower_if(op, current, pending)
+    current.ops.append(op)
+    if op.successors:
+        current.targets = list(op.successors)
+    return current
+
+
+def _lower_if(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending:
+    """`scf.if %c {A; yield a} else {B; yield b}` ==> `cf.cond_br %c, ^then, ^else`, each arm
+    branching to `^cont(%results)`; only when an arm holds a loop, which then becomes blocks
+    too (the verifier follows loops at block level, not inside regions)."""
+    arms = [_Pending(()) for _ in op.regions]
+    pending.extend(arms)
+    cont = _Pending(op.results)
+    _branch(current, "cf.cond_br", (op.operands[0],), arms, op, (1, 0, 0))
+    for arm, region in zip(arms, op.regions):
+        if not region.blocks:  # no else: nothing runs, and the op has no results
+            _branch(arm, "cf.br", (), [cont], op)
+            continue
+        *ops, terminator = _single_block(op, region).ops
+        if terminator.name != "scf.yield":
+            raise DiagnosticError.at(op.location, "scf.if: expected an scf.yield terminator")
+        end = arm
+        for inner in ops:
+            end = _lower_op(inner, end, pending)
+        _branch(end, "cf.br", terminator.operands, [cont], terminator)
+    pending.append(cont)
+    return cont
 
 
 def _branch(current: _Pending, name: str, operands: tuple[Value, ...], targets: list[_Pending], at: Op, segments: tuple[int, ...] | None = None) -> None:
@@ -132,3 +169,73 @@ def _single_block(op: Op, region: Region) -> Block:
     if len(region.blocks) != 1:
         raise DiagnosticError.at(op.location, f"'{op.name}': a region with {len(region.blocks)} blocks is not supported")
     return region.blocks[0]
+
+
+def forward_invariant_arguments(func: Function) -> Function:
+    """`func` with each block argument that every branch into its block passes the same value
+    for (or the argument itself, a loop passing it on unchanged) replaced by that value in its
+    uses. Exact: by induction on the visits of the block, the argument holds that value at each
+    one; and the value's definition dominates the block (every path to the block enters it, the
+    first time, through an edge passing that value). Without it, an invariant iter_arg, such as
+    an awaited resource a loop only reads, would be a fresh carried value in every iteration."""
+    blocks = func.blocks
+    incoming: dict[int, list[tuple[Value, ...]]] = {}
+    for block in blocks:
+        term = block.ops[-1] if block.ops else None
+        if term is None or not term.successors:
+            continue
+        if term.name == "cf.br":
+            edges = [(term.successors[0], term.operands)]
+        elif term.name == "cf.cond_br":
+            sizes = term.properties.get("operandSegmentSizes")
+            if not isinstance(sizes, DenseArrayAttr) or len(sizes.values) != 3:
+                return func
+            n_true = int(sizes.values[1])
+            edges = [(term.successors[0], term.operands[1:1 + n_true]), (term.successors[1], term.operands[1 + n_true:])]
+        else:
+            return func  # a branch whose operands are not read here: nothing is forwarded
+        for target, operands in edges:
+            incoming.setdefault(target, []).append(tuple(operands))
+    mapping: dict[Value, Value] = {}
+    for i, block in enumerate(blocks):
+        into = incoming.get(i, [])
+        if i == 0 or not into or any(len(e) != len(block.arguments) for e in into):
+            continue
+        for j, arg in enumerate(block.arguments):
+            passed = {id(e[j]): e[j] for e in into if e[j] is not arg}
+            if len(passed) == 1:
+                mapping[arg] = next(iter(passed.values()))
+    if not mapping:
+        return func
+    for arg in list(mapping):  # a value passed on may itself be a forwarded argument
+        seen = {arg}
+        while mapping[arg] in mapping and mapping[arg] not in seen:
+            seen.add(mapping[arg])
+            mapping[arg] = mapping[mapping[arg]]
+    for arg in [a for a, v in mapping.items() if v in mapping]:  # a cycle no value enters (unreachable)
+        del mapping[arg]
+    # The forwarded arguments go, with what every branch passes for them: a loop-carried slot
+    # left in place would still be a carried value of the loop (verify.loops).
+    keep = [[j for j, a in enumerate(b.arguments) if a not in mapping] for b in blocks]
+    new: list[Block] = []
+    for b in blocks:
+        ops = [remap_op(op, mapping) for op in b.ops]
+        if ops and ops[-1].successors:
+            ops[-1] = _drop_passed(ops[-1], keep)
+        new.append(Block(tuple(b.arguments[j] for j in keep[len(new)]), tuple(ops)))
+    return Function(func.op.replace(regions=(Region(tuple(new)),)))
+
+
+def _drop_passed(term: Op, keep: list[list[int]]) -> Op:
+    """A `cf.br`/`cf.cond_br` passing only the kept arguments of its targets."""
+    if term.name == "cf.br":
+        target = term.successors[0]
+        return term.replace(operands=tuple(term.operands[j] for j in keep[target]))
+    sizes = term.properties["operandSegmentSizes"]
+    assert isinstance(sizes, DenseArrayAttr)
+    n_true = int(sizes.values[1])
+    on_true = tuple(term.operands[1 + j] for j in keep[term.successors[0]])
+    on_false = tuple(term.operands[1 + n_true + j] for j in keep[term.successors[1]])
+    props = dict(term.properties)
+    props["operandSegmentSizes"] = DenseArrayAttr(I32, (1, len(on_true), len(on_false)))
+    return term.replace(operands=(term.operands[0], *on_true, *on_false), properties=props)

@@ -36,7 +36,7 @@ from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import I32, ResourceType, TimepointType
 from stream.ir.walk import Function, defining_ops
-from verify.cfg import lower_loops
+from verify.cfg import forward_invariant_arguments, lower_loops
 from verify.checking import Classifier, check_program
 from verify.discharge import DEFAULT_RLIMIT, Stats, Verdict
 from verify.hb import HappensBefore
@@ -96,7 +96,7 @@ def check_control_flow(
     smt_dump: str | None = None, budget: list[int] | None = None,
 ) -> FunctionSummary:
     start = time.perf_counter()
-    g = lower_loops(f)
+    g = forward_invariant_arguments(lower_loops(f))
     checker = _Checker(g, module, names, smt, rlimit, smt_dump, report.file)
     headers = loop_headers(g.blocks)
     if not headers:

@@ -134,8 +134,15 @@ def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _
             _assume(st, op, cond, taken)
             yield from _edge(func, blocks, op, dest, args, st, on_path, "true" if taken else "false", stop)
         return
+    if op.name == "cf.switch":
+        # Every destination is a path (no fact is recorded of the flag: a path a case value rules
+        # out is still checked, which may only add a false alarm).
+        for k, (dest, args) in enumerate(switch_edges(op)):
+            yield from _edge(func, blocks, op, dest, args, state.fork(), on_path, "default" if k == 0 else f"case {k - 1}", stop)
+        return
     if op.successors:
-        raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: this branch is not supported by the verifier (cf.br and cf.cond_br are)")
+        raise DiagnosticError.at(op.location, f"'{op.name}' in @{func.name}: this branch is not supported by the verifier "
+                                 "(cf.br, cf.cond_br and cf.switch are)")
     for st in _ops(func, [op], state):
         yield st, None
 
@@ -217,6 +224,23 @@ def _alternatives(op: Op, state: _State) -> list[tuple[str, Region, Guard | None
     for value, region in zip(values, op.regions[1:]):
         out.append((f"case {value}", region, None))
     return out
+
+
+def switch_edges(op: Op) -> list[tuple[int, tuple[Value, ...]]]:
+    """A `cf.switch`'s destinations with the operands each is passed: the default first."""
+    sizes = op.properties.get("operandSegmentSizes")
+    cases = op.properties.get("case_operand_segments")
+    n_cases = len(op.successors) - 1
+    case_sizes = [int(v) for v in cases.values] if isinstance(cases, DenseArrayAttr) else []
+    if not isinstance(sizes, DenseArrayAttr) or len(sizes.values) != 3 or len(case_sizes) != n_cases:
+        raise DiagnosticError.at(op.location, "cf.switch without operandSegmentSizes and case_operand_segments")
+    n_default = int(sizes.values[1])
+    edges = [(op.successors[0], op.operands[1:1 + n_default])]
+    start = 1 + n_default
+    for dest, n in zip(op.successors[1:], case_sizes):
+        edges.append((dest, op.operands[start:start + n]))
+        start += n
+    return edges
 
 
 def cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:

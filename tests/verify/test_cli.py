@@ -44,13 +44,19 @@ def test_warnings_alone_still_prove(capsys: pytest.CaptureFixture[str]) -> None:
     "text, message",
     [
         ("util.func @f( {", "error:"),
-        ("""util.func public @f(%i: i32) {
-  "cf.switch"(%i)[^bb1, ^bb2] <{case_operand_segments = array<i32: 0>, case_values = dense<1> : tensor<1xi32>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (i32) -> ()
-^bb1:
+        ("""util.func public @f(%c: i1, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.if"(%c) ({
+    "scf.for"(%c0, %n, %c1) ({
+    ^bb0(%i: index):
+      "scf.yield"() : () -> ()
+    }) : (index, index, index) -> ()
+    "scf.yield"() : () -> ()
+  }, {
+  }) : (i1) -> ()
   util.return
-^bb2:
-  util.return
-}""", "this branch is not supported by the verifier"),
+}""", "this loop (control flow) is not supported by the verifier"),
     ],
 )
 def test_bad_input_exits_2_with_a_diagnostic(tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,11 +20,17 @@ ROOT = Path(__file__).resolve().parents[2]
 BRANCHY_INITIALIZER = '''
 util.global private @weights : !stream.resource<constant>
 "util.initializer"() <{function_type = () -> ()}> ({
-  %i = arith.constant 1 : i32
-  "cf.switch"(%i)[^bb1, ^bb2] <{case_operand_segments = array<i32: 0>, case_values = dense<1> : tensor<1xi32>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (i32) -> ()
-^bb1:
-  "util.return"() : () -> ()
-^bb2:
+  %c = arith.constant true
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  "scf.if"(%c) ({
+    "scf.for"(%c0, %c1, %c1) ({
+    ^bb0(%i: index):
+      "scf.yield"() : () -> ()
+    }) : (index, index, index) -> ()
+    "scf.yield"() : () -> ()
+  }, {
+  }) : (i1) -> ()
   "util.return"() : () -> ()
 }) : () -> ()
 util.func public @f() {
@@ -38,7 +44,7 @@ def test_an_initializer_the_verifier_cannot_model_is_named_as_not_checked() -> N
     assert report.status == "unknown" and not report.ok
     (unchecked,) = report.unchecked
     assert unchecked.name == "initializer#0" and unchecked.level == NOT_CHECKED
-    assert "'cf.switch'" in unchecked.note and "not supported" in unchecked.note
+    assert "'scf.for'" in unchecked.note and "not supported" in unchecked.note
     assert "@initializer#0 not checked" in report.text()
     assert "1 not checked" in report.summary()
     data = report.to_json()

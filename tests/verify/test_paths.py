@@ -100,3 +100,30 @@ def test_a_mapped_constant_is_storage_of_its_own_and_read_only() -> None:
     start, end = text.index("  %t = stream.cmd.execute"), text.index("  util.global.store")
     untouched = text[:start] + text[end:].replace("util.global.store %r", "util.global.store %m")
     assert verify_text(untouched, "untouched.mlir").status == "proved"
+
+
+SWITCH = """
+util.func public @pick(%flag: i32) -> () {
+  %c0 = arith.constant 0 : index
+  %c7 = arith.constant 7 : i32
+  %c64 = arith.constant 64 : index
+  %r, %rt = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e = stream.cmd.execute await(%rt) => with(%r as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.fill %c7, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  "cf.switch"(%flag, %e, %rt, %e)[^bb1, ^bb1, ^bb1] <{case_operand_segments = array<i32: 1, 1>, case_values = dense<[1, 2]> : tensor<2xi32>, operandSegmentSizes = array<i32: 1, 1, 2>}> : (i32, !stream.timepoint, !stream.timepoint, !stream.timepoint) -> ()
+^bb1(%t: !stream.timepoint):
+  %d = stream.resource.dealloca await(%t) => %r : !stream.resource<transient>{%c64} => !stream.timepoint
+  util.return
+}
+"""
+
+
+def test_every_destination_of_a_switch_is_a_path() -> None:
+    # Case 1 passes the alloca's timepoint: the free does not wait for the fill on that path only.
+    report = verify_text(SWITCH, "switch.mlir")
+    assert "USE_AFTER_FREE" in report.classes, report.text()
+    assert all("(case 0)" in v.notes[-1] for v in report.violations), report.text()
+    fixed = SWITCH.replace('"cf.switch"(%flag, %e, %rt, %e)', '"cf.switch"(%flag, %e, %e, %e)')
+    report = verify_text(fixed, "switch.mlir")
+    assert report.status == "proved" and "3 control-flow path(s)" in report.functions[0].note, report.text()
