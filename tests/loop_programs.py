@@ -60,6 +60,7 @@ class LoopProgram:
     expected: bytes
     chained: bool
     swap: bool
+    writes_carried: bool  # the body writes a buffer the loop carries (swap only)
 
 
 def _sequential(buffers: int, steps: list[_Step], swap: bool, trips: int) -> bytes:
@@ -205,4 +206,6 @@ def loop_programs(draw: st.DrawFn, max_steps: int = 3, max_trips: int = 3) -> Lo
         *tail("%t", carried_res),
     ])
     expected = _sequential(buffers, steps, swap, trips)
-    return LoopProgram(scf, blocks, trips, expected, chained, swap)
+    cmds = [c for st_ in steps for c in (st_.cmd, st_.otherwise) if c is not None]
+    writes_carried = swap and any(c.dst in (0, 1) for c in cmds)
+    return LoopProgram(scf, blocks, trips, expected, chained, swap, writes_carried)

@@ -53,7 +53,8 @@ from verify.control_flow import loop_headers
 from verify.paths import cond_br_groups
 from verify.refinement.compare import Comparer
 from verify.refinement.ints import IntExpr, Poly
-from verify.refinement.machine import BufView, Context, Entry, Machine, Res, rule
+from verify.refinement.machine import BufView, Context, Entry, LoopWrite, Machine, Res, rule
+from verify.refinement.memory import Allocation
 from verify.refinement.solver import Fact, Undecided
 from verify.refinement.terms import ByteStr
 
@@ -265,6 +266,9 @@ def _state(m: Machine, k: int, tag: str, j: int, v: Value, init: Entry) -> Entry
     raise Undecided(f"the loop carries a value of type {t}, which the refinement check does not follow")
 
 
+MAX_MEMORY_STATE = 64  # storage from before a loop that its body may write (each a rerun of the body)
+
+
 def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]], h: int,
           init: list[Entry]) -> tuple[int, list[Entry]]:
     """Summarize the loop at header `h` entered with `init`: the exit successor and its arguments."""
@@ -282,34 +286,78 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
     if inside not in ([True, False], [False, True]):
         raise Undecided(f"the loop header at {term.location} does not branch once into the loop and once out of it")
     go_on = 0 if inside[0] else 1
-    m.loop_fresh.append(set())
-    m.facts.begin_scope()  # what the iteration assumes holds in it, not after the loop
-    try:
-        # Unmodelled ops are keyed by how many ran before (Machine.opaque_key): in an iteration,
-        # by the count on entry to the loop and the count within the iteration.
-        m.world_epoch, m.world = ("loop", k, "x", world_in), 0
-        x = [_state(m, k, "x", j, header.arguments[j], init[j]) for j in range(len(header.arguments))]
-        sizes = [m.ctx.loop_sizes.get((k, j)) for j in paired]
-        cont, into = _run_header(m, header, header_ops, term, x, go_on, go_on)
-        m.facts.assume(m.ints.to_z3(cont) != 0)
-        step = _walk(m, blocks, loops, term.successors[go_on], into, _Within(h, body))
-        assert step is not None
-        step_snap = [_snapshot(m, step[j]) for j in paired]
-        world_step = (m.world_epoch, m.world)
-    finally:
-        m.loop_fresh.pop()
-        facts = m.facts.end_scope()
+    start = len(m.allocs)
+    memory: list[Allocation] = []  # storage from before the loop the body writes: its memory state
+    memory_init: list[tuple[Any, ...]] = []
+    while True:
+        del m.ctx.loops[m.program][k + 1:]  # a rerun numbers its nested loops again
+        m.loop_fresh.append({a.id for a in memory})
+        m.loop_start.append(start)
+        m.facts.begin_scope()  # what the iteration assumes holds in it, not after the loop
+        try:
+            # Unmodelled ops are keyed by how many ran before (Machine.opaque_key): in an iteration,
+            # by the count on entry to the loop and the count within the iteration.
+            m.world_epoch, m.world = ("loop", k, "x", world_in), 0
+            for i, a in enumerate(memory):
+                _havoc(m, k, "x", i, a, term)
+            x = [_state(m, k, "x", j, header.arguments[j], init[j]) for j in range(len(header.arguments))]
+            sizes = [m.ctx.loop_sizes.get((k, j)) for j in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
+            cont, into = _run_header(m, header, header_ops, term, x, go_on, go_on)
+            m.facts.assume(m.ints.to_z3(cont) != 0)
+            step = _walk(m, blocks, loops, term.successors[go_on], into, _Within(h, body))
+            assert step is not None
+            step_snap = [_snapshot(m, step[j]) for j in paired] + [_memory_snapshot(m, a) for a in memory]
+            world_step = (m.world_epoch, m.world)
+            written = None
+        except LoopWrite as e:
+            if e.level != len(m.loop_fresh) - 1:
+                raise  # an enclosing loop's state grows: it runs its body again, this loop with it
+            written = e.alloc
+        finally:
+            m.loop_fresh.pop()
+            m.loop_start.pop()
+            facts = m.facts.end_scope()
+        if written is None:
+            break
+        if len(memory) == MAX_MEMORY_STATE:
+            raise Undecided(f"the loop at {term.location} writes more than {MAX_MEMORY_STATE} allocations made before it")
+        memory.append(written)
+        memory_init.append(_memory_snapshot(m, written))  # not written yet: what it held on entry
+    # A carried resource must not live in storage the loop writes as memory: its bytes and that
+    # storage's are separate parts of the state (entering with it, or passing it on).
+    mem_ids = {a.id for a in memory}
+    assert step is not None
+    for what, entries in (("enters the loop", init), ("is passed on", step)):
+        for entry in entries:
+            if isinstance(entry, Res) and entry.alloc is not None and entry.alloc.id in mem_ids:
+                raise Undecided(f"a resource the loop at {term.location} carries {what} in storage its body writes in place")
     m.ctx.loops[m.program][k] = LoopRecord(
-        term, init_snap, cont, step_snap, [*m.facts.open_facts(), *facts], sizes)
+        term, [*init_snap, *memory_init], cont, step_snap, [*m.facts.open_facts(), *facts], sizes)
     # After the loop: the same count in both programs when they entered it with the same count and
     # run as many per iteration (the trip counts are equal by the induction); otherwise other keys.
     m.world_epoch, m.world = ("loop", k, "y", world_in, world_step), 0
+    for i, a in enumerate(memory):
+        _havoc(m, k, "y", i, a, term)
     y = [_state(m, k, "y", j, header.arguments[j], init[j]) for j in range(len(header.arguments))]
     if any(isinstance(e, Res) and e.alloc is not None for e in y):
         m.loop_floor, m.loop_floor_why = len(m.allocs), f"the loop at {term.location}"
     cont_y, out = _run_header(m, header, header_ops, term, y, go_on, 1 - go_on)
     m.facts.assume(m.ints.to_z3(cont_y) == 0)  # the state after the loop fails the condition
     return term.successors[1 - go_on], out
+
+
+def _memory_snapshot(m: Machine, alloc: Allocation) -> tuple[Any, ...]:
+    return ("res", alloc.size, m.memory.read(alloc, 0, alloc.size))
+
+
+def _havoc(m: Machine, k: int, tag: str, i: int, alloc: Allocation, term: Op) -> None:
+    """Memory state `i` of loop `k` in state `tag`: the same unknown bytes in both programs (of
+    BEFORE's size: the entry states are compared, sizes included)."""
+    size = m.ctx.loop_sizes.setdefault((k, ("mem", i)), alloc.size)
+    key = ("loop", k, tag, "mem", i)
+    data = m.terms.of(m.terms.opaque(key, f"the bytes of {alloc.what} in loop{k}.{tag}"), size)
+    m.memory.write(alloc, 0, data, term)
+    alloc.version += 1
 
 
 def _run_header(m: Machine, header: Block, ops: list[Op], term: Op, state: list[Entry], go_on: int,

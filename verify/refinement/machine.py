@@ -133,7 +133,7 @@ class Context:
     # one runs), and the size each carried resource got (BEFORE's, so both programs' loop states
     # are the same terms).
     loops: dict[str, list[Any]] = field(default_factory=lambda: {"before": [], "after": []})
-    loop_sizes: dict[tuple[int, int], IntExpr] = field(default_factory=dict)
+    loop_sizes: dict[tuple[int, Any], IntExpr] = field(default_factory=dict)
 
     @staticmethod
     def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
@@ -142,6 +142,16 @@ class Context:
         ints = Ints(ctx=z3_context) if z3_context is not None else Ints()
         facts = Facts(ints, rlimit)
         return Context(ints, facts, Terms(ints, facts))
+
+
+class LoopWrite(Exception):
+    """A loop body (`level` deep) writes `alloc`, storage from before the loop that is not yet
+    part of the loop's state: the loop is run again with it (verify.refinement.control_flow)."""
+
+    def __init__(self, level: int, alloc: Allocation) -> None:
+        super().__init__(f"loop {level} writes {alloc.what}")
+        self.level = level
+        self.alloc = alloc
 
 
 class Machine:
@@ -179,9 +189,12 @@ class Machine:
         self.global_values: dict[str, Entry] = {}
         self.initializer_failure: str | None = None
         self.in_initializer = False
-        # One set per loop body being run (innermost last): the allocations made in it, the only
-        # storage a body may write (verify.refinement.control_flow).
+        # One set per loop body being run (innermost last): the allocations made in it and, at
+        # the cmd level, the storage from before the loop that it writes (its memory state), the
+        # only storage a body may write; and the number of allocations when the loop began
+        # (verify.refinement.control_flow).
         self.loop_fresh: list[set[int]] = []
+        self.loop_start: list[int] = []
         # After a loop whose results have storage: allocations numbered below `loop_floor` may be
         # that storage (the loop may have run zero times, or passed a value through), so an
         # in-place write to one of them is not followed (`loop_floor_why` says which loop).
@@ -366,9 +379,14 @@ class Machine:
         alloc.version += 1
 
     def _loop_guard(self, alloc: Allocation, op: Op) -> None:
-        if self.loop_fresh and alloc.id not in self.loop_fresh[-1]:
+        for level, writable in enumerate(self.loop_fresh):
+            if alloc.id in writable:
+                continue
+            if self.memory_mode and (alloc.id < self.loop_start[level] or alloc.kind in ("argument", "import")):
+                raise LoopWrite(level, alloc)  # storage from before the loop: part of its state from now on
             raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what}, storage made before the loop iteration "
-                            "it runs in: a loop's state is its carried values, not memory")
+                            "it runs in that is not storage from before the loop either (a carried resource's, or a "
+                            "value's): the check does not follow it")
         if alloc.id < self.loop_floor:
             raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what} after {self.loop_floor_why}, whose results may "
                             "live in that storage: an in-place write that may change a loop result is not followed")
