@@ -124,3 +124,15 @@ def test_each_pass_between_stages_refines(pair: tuple[Path, Path]) -> None:
     holds = not report.mismatches and not report.unknowns
     assert holds or key not in REFINES, f"regression: {key} no longer refines its previous stage: {report.mismatches[:1]} {report.unknowns[:1]}"
     assert not report.mismatches, f"{key}: {report.mismatches[0]}"
+
+
+@pytest.mark.parametrize("model", sorted({p.parent.name for p in FILES}))
+def test_our_elide_timepoints_on_iree_stage_07_is_proved(model: str) -> None:
+    """streamproof's elide-timepoints in place of IREE's, on IREE's stage-07 schedule: verified
+    and refining its input, rnn_loop's `scf.for` (a loop body, per-block coverage) included."""
+    from stream.passes import parse_pipeline, run_pipeline
+    from verify.hook import make_hook
+
+    (seven,) = (DATA / model).glob("07_*.mlir")
+    out, _ = run_pipeline(_read(seven), parse_pipeline("elide-timepoints"), hook=make_hook())
+    verify_structure(out)

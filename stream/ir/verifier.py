@@ -42,7 +42,7 @@ from stream.ir.symbols import symbol_diagnostics
 from stream.ir.types import I32, INDEX, FunctionType, IndexType, Lifetime, ResourceType, TimepointType, Type
 from stream.ir.walk import FUNCTION_OPS, Function, constant_int, defining_ops
 
-__all__ = ["structural_diagnostics", "verify_structure", "function_level", "op_shape_errors", "LEVEL_ORDER"]
+__all__ = ["structural_diagnostics", "verify_structure", "function_level", "op_shape_errors", "dominators", "LEVEL_ORDER"]
 
 LEVEL_ORDER = ("input", "tensor", "async", "cmd")
 
@@ -352,7 +352,7 @@ def _check_static_ranges(c: _Collector, op: Op, spec: OpSpec, defs: dict[Value, 
 
 
 # -- dominance -----------------------------------------------------------------------------------
-def _dominators(region: Region) -> list[set[int]]:
+def dominators(region: Region) -> list[set[int]]:
     """Iterative dominator sets of a region's blocks (entry = block 0)."""
     n = len(region.blocks)
     preds: list[set[int]] = [set() for _ in range(n)]
@@ -391,7 +391,7 @@ def _check_region_dominance(c: _Collector, region: Region, visible: set[Value], 
             _check_block(c, block, scope, ())
         return
     defined = [[*b.arguments, *(r for op in b.ops for r in op.results)] for b in region.blocks]
-    for i, (block, doms) in enumerate(zip(region.blocks, _dominators(region))):
+    for i, (block, doms) in enumerate(zip(region.blocks, dominators(region))):
         _check_block(c, block, scope, [v for d in sorted(doms - {i}) for v in defined[d]])
 
 

@@ -1,7 +1,7 @@
 """ElideTimepoints (`elide-timepoints`): drop every wait another wait already implies.
 
-Run to a fixed point over each function (single block), using TimepointCoverage
-(`stream.analysis.timepoint_coverage`):
+Run to a fixed point over each function, block by block, using TimepointCoverage
+(`stream.analysis.timepoint_coverage`) over the ops that certainly ran before each op (below):
 
 * for every op that waits on the device (`cmd.execute`, `async.execute`, `resource.alloca`,
   `resource.dealloca`), its await is flattened through joins into the timepoints it really
@@ -21,6 +21,17 @@ Coverage takes the intersection at alternatives (`arith.select` of timepoints), 
 so a timepoint reachable on only one side never justifies dropping a wait (the IREE caveat of
 reference section 2.16). After the pass no await of any op is covered by another one it keeps.
 
+Control flow (several blocks, `scf.for`/`if`/`while`/`execute_region`/`index_switch` regions):
+what is known at an op is what the ops that ran on *every* path to it establish. Those are the
+ops before it in its block, the ops of the blocks that dominate its block (each ran to its end on
+every path here, in its latest run, which defined the values seen here), and, in an `scf`
+region, what was known before the op holding the region. Nothing is assumed of a block's
+arguments or of an `scf` op's results (they cover only themselves), so at a join point or loop
+header the coverage is what every incoming path shares through the dominators: a subset of the
+intersection over the paths, never more. Control-flow ops and terminators are not host
+consumers here: passing an awaited value to a branch, a loop or a yield orders nothing by
+itself (an await orders only the users of its results).
+
 Invariant established: for every op, the timepoints it waits for (with what the host has awaited
 before it) cover everything they covered before the pass; only redundant waits disappear, so
 the happens-before order between any two device ops is unchanged.
@@ -31,14 +42,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
-from stream.ir.core import Block, Location, Module, Op, Value
+from stream.ir.core import Block, Location, Module, Op, Region, Value
 from stream.ir.interfaces import awaited, awaits_group
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT
+from stream.ir.verifier import dominators
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import build
-from stream.passes.block_builder import check_straight_line, remap_op
+from stream.passes.block_builder import remap_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["elide_timepoints", "with_await", "MAX_ROUNDS"]
@@ -62,14 +74,44 @@ def _waits(op: Op) -> bool:
 
 
 def _elide_function(f: Function) -> Function:
-    check_straight_line(f, "elide-timepoints")
-    block = f.body
+    op = f.op
     for _ in range(MAX_ROUNDS):
-        new = _dead_timepoints(_elide_block(block))
-        if len(new.ops) == len(block.ops) and all(a is b for a, b in zip(new.ops, block.ops)):
-            return f.with_body(block.ops)
-        block = new
+        mapping: dict[Value, Value] = {}
+        regions = tuple(_elide_region(region, [], mapping) for region in op.regions)
+        if all(a is b for a, b in zip(regions, op.regions)):
+            return Function(op)
+        # A value replaced in one block may be used in another (a dominated block, a region).
+        new = remap_op(op.replace(regions=regions), _resolved(mapping))
+        op = _dead_timepoints(new)
     raise RuntimeError(f"elide-timepoints did not converge on @{f.name} in {MAX_ROUNDS} rounds")
+
+
+def _resolved(mapping: dict[Value, Value]) -> dict[Value, Value]:
+    out = {}
+    for k, v in mapping.items():
+        while v in mapping and mapping[v] is not v:
+            v = mapping[v]
+        out[k] = v
+    return out
+
+
+def _control(op: Op) -> bool:
+    """Host control flow: branches, loops, their terminators (not host consumers, see above)."""
+    return op.dialect in ("scf", "cf")
+
+
+def _elide_region(region: Region, known: list[Op], mapping: dict[Value, Value]) -> Region:
+    """`region` rewritten; `known` are the ops that ran before it on every path (the region's
+    own dominators add theirs per block)."""
+    doms = dominators(region) if len(region.blocks) > 1 else [{0}]
+    blocks = []
+    for i, block in enumerate(region.blocks):
+        chain = sorted(doms[i] - {i}, key=lambda d: len(doms[d]))  # outermost dominator first
+        before = [*known, *(op for d in chain for op in region.blocks[d].ops)]
+        blocks.append(_elide_block(block, before, mapping))
+    if all(a is b for a, b in zip(blocks, region.blocks)):
+        return region
+    return Region(tuple(blocks))
 
 
 def with_await(op: Op, timepoint: Value | None) -> Op:
@@ -92,13 +134,14 @@ def with_await(op: Op, timepoint: Value | None) -> Op:
 
 
 class _Round:
-    """One rewrite round over a block, deciding on the old values' coverage."""
+    """One rewrite round over a block, deciding on the old values' coverage. `block` is the
+    block's ops after the ops known to have run before them, control flow left out."""
 
-    def __init__(self, block: Block) -> None:
+    def __init__(self, block: Block, mapping: dict[Value, Value]) -> None:
         self.block = block
         self.coverage = TimepointCoverage.of(block)
         self.joins: dict[Value, Op] = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
-        self.mapping: dict[Value, Value] = {}
+        self.mapping = mapping
         self.ops: list[Op] = []
 
     def flatten(self, t: Value) -> list[Value]:
@@ -196,14 +239,24 @@ _RULES: RuleTable[Callable[[_Round, Op, int], None]] = RuleTable(
 )
 
 
-def _elide_block(block: Block) -> Block:
-    r = _Round(block)
-    for position, op in enumerate(block.ops):
+def _elide_block(block: Block, known: list[Op], mapping: dict[Value, Value]) -> Block:
+    ordered = [op for op in (*known, *block.ops) if not _control(op)]
+    position = {id(op): i for i, op in enumerate(ordered)}
+    r = _Round(Block((), tuple(ordered)), mapping)
+    ran: list[Op] = []
+    for op in block.ops:
         rule = _RULES.get(op.name)
-        if rule is None:
+        if op.regions and _control(op):
+            regions = tuple(_elide_region(region, [*known, *ran], mapping) for region in op.regions)
+            new = op if all(a is b for a, b in zip(regions, op.regions)) else op.replace(regions=regions)
+            r.ops.append(remap_op(new, r.mapping))
+        elif rule is None or id(op) not in position:
             r.ops.append(remap_op(op, r.mapping))
         else:
-            rule(r, op, position)
+            rule(r, op, position[id(op)])
+        ran.append(op)
+    if len(r.ops) == len(block.ops) and all(a is b for a, b in zip(r.ops, block.ops)):
+        return block
     return Block(block.arguments, tuple(r.ops))
 
 
@@ -214,12 +267,25 @@ _PURE_TIMEPOINT_OPS = OpSet(
 )
 
 
-def _dead_timepoints(block: Block) -> Block:
-    """Delete joins and immediates whose result nobody uses (repeatedly)."""
-    ops = list(block.ops)
+def _dead_timepoints(func: Op) -> Op:
+    """Delete joins and immediates whose result nobody uses, in every block (repeatedly)."""
     while True:
-        used = {v for op in ops for inner in op.walk() for v in inner.operands}
-        kept = [op for op in ops if op.name not in _PURE_TIMEPOINT_OPS or op.results[0] in used]
-        if len(kept) == len(ops):
-            return Block(block.arguments, tuple(ops)) if ops != list(block.ops) else block
-        ops = kept
+        used = {v for inner in func.walk() for v in inner.operands}
+        dead = {id(op) for op in func.walk() if op.name in _PURE_TIMEPOINT_OPS and op.results[0] not in used}
+        if not dead:
+            return func
+        func = _without(func, dead)
+
+
+def _without(op: Op, dead: set[int]) -> Op:
+    """`op` with the ops `dead` (by id) removed from its regions; the same op when none is there."""
+    if not op.regions:
+        return op
+    regions = []
+    for region in op.regions:
+        blocks = []
+        for b in region.blocks:
+            ops = tuple(_without(o, dead) for o in b.ops if id(o) not in dead)
+            blocks.append(b if len(ops) == len(b.ops) and all(x is y for x, y in zip(ops, b.ops)) else Block(b.arguments, ops))
+        regions.append(region if all(x is y for x, y in zip(blocks, region.blocks)) else Region(tuple(blocks)))
+    return op if all(x is y for x, y in zip(regions, op.regions)) else op.replace(regions=tuple(regions))
