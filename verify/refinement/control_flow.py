@@ -323,6 +323,9 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
             raise Undecided(f"the loop at {term.location} writes more than {MAX_MEMORY_STATE} allocations made before it")
         memory.append(written)
         memory_init.append(_memory_snapshot(m, written))  # not written yet: what it held on entry
+        # Paired between the programs in the order the allocations were made in.
+        order = sorted(range(len(memory)), key=lambda i: memory[i].id)
+        memory, memory_init = [memory[i] for i in order], [memory_init[i] for i in order]
     # A carried resource must not live in storage the loop writes as memory: its bytes and that
     # storage's are separate parts of the state (entering with it, or passing it on).
     mem_ids = {a.id for a in memory}
