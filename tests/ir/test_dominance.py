@@ -27,7 +27,7 @@ def _definition(module: Module) -> list[str]:
     found: list[str] = []
 
     def region(r: Region, outer: frozenset[Value]) -> None:
-        doms = verifier._dominators(r) if len(r.blocks) > 1 else [{0}]
+        doms = verifier.dominators(r) if len(r.blocks) > 1 else [{0}]
         defined = [set(b.arguments) | {v for op in b.ops for v in op.results} for b in r.blocks]
         for i, b in enumerate(r.blocks):
             seen = set(outer) | set(b.arguments)

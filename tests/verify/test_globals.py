@@ -23,14 +23,14 @@ util.global private @weights : !stream.resource<constant>
   %c = arith.constant true
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  "scf.if"(%c) ({
+  "scf.for"(%c0, %c1, %c1) ({
+  ^bb0(%j: index):
     "scf.for"(%c0, %c1, %c1) ({
     ^bb0(%i: index):
       "scf.yield"() : () -> ()
     }) : (index, index, index) -> ()
     "scf.yield"() : () -> ()
-  }, {
-  }) : (i1) -> ()
+  }) : (index, index, index) -> ()
   "util.return"() : () -> ()
 }) : () -> ()
 util.func public @f() {
