@@ -143,3 +143,31 @@ def test_an_initializer_that_stops_part_way_leaves_no_global_known() -> None:
     status, report = _refines(_partial(stop=False).replace("%c5, @g", "%c1, @g"), _partial(stop=True))
     assert status == "unknown", report
     assert "could not run" in report.unknowns[0].reason  # type: ignore[attr-defined]
+
+
+def _host_buffer(value: str) -> str:
+    return f"""
+util.func public @f() -> !stream.resource<constant> {{
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %buf = "util.buffer.constant"() <{{value = {value}}}> : () -> !util.buffer
+  %ok, %r = "stream.resource.try_map"(%buf, %c0, %c16) : (!util.buffer, index, index) -> (i1, !stream.resource<constant>)
+  util.return %r : !stream.resource<constant>
+}}
+"""
+
+
+def test_a_composite_with_vector_padding_is_its_elements_bytes() -> None:
+    """IREE pads packed constants with `dense<0> : vector<Nxi8>` elements (held-back ShuffleNet,
+    10 against 07, was a false VALUE_MISMATCH: the composite was a constant keyed by its text)."""
+    composite = "#util.composite<16xi8, [dense<[1.0, 2.0]> : tensor<2xf32>, dense<0> : vector<8xi8>]>"
+    status, report = _refines(_host_buffer(composite), _host_buffer("dense<[1.0, 2.0, 0.0, 0.0]> : tensor<4xf32>"))
+    assert status == "proved", report
+    status, report = _refines(_host_buffer(composite.replace("2.0]", "3.0]")), _host_buffer("dense<[1.0, 2.0, 0.0, 0.0]> : tensor<4xf32>"))
+    assert status == "mismatch", report
+
+
+def test_a_composite_the_check_cannot_lay_out_is_unknown_bytes_not_a_constant() -> None:
+    composite = "#util.composite<16xi8, [dense<[1.0, 2.0]> : tensor<2xf32>, dense<0> : vector<7xi8>]>"  # 15 of 16 bytes
+    status, report = _refines(_host_buffer(composite), _host_buffer("dense<[1.0, 2.0, 0.0, 0.0]> : tensor<4xf32>"))
+    assert status == "unknown", report

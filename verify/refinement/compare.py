@@ -24,6 +24,7 @@ introduced the difference: into kernel outputs of one entry point and binding wh
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from stream.ir.core import Op
@@ -144,6 +145,14 @@ class Comparer:
                 only = "BEFORE" if other == "after" else "AFTER"
                 raise Undecided(f"kernel {atom.label(self.ctx.terms, 0)} runs only in {only}: what it computes is not "
                                 "modelled, so whether it equals the other program's bytes is unknown")
+        if type(ob) is int and type(oa) is int and type(n) is int and _known(ab) and _known(aa):
+            # Known bytes on both sides: one constant may be cut or spelled otherwise in each program.
+            count = n
+            if isinstance(ab, SplatAtom) and isinstance(aa, SplatAtom):  # both repeat with the lcm
+                count = min(n, math.lcm(ab.period, aa.period))
+            known = (_bytes(ab, ob, count), _bytes(aa, oa, count)) if count <= _MAX_KNOWN else (None, None)
+            if known[0] is not None and known[1] is not None:
+                return known[0] == known[1]
         if type(ab) is not type(aa):
             return False
         if isinstance(ab, DispatchAtom):
@@ -286,3 +295,19 @@ class Comparer:
         else:
             return Blame(creators_after[aa.id], f"{context_reason}: AFTER computes different bytes", before, after)
         return Blame(context, f"{context_reason}: {observation}", before, after)
+
+
+_MAX_KNOWN = 1 << 20  # bytes compared one by one when both sides are known constants
+
+
+def _known(atom: Atom) -> bool:
+    return isinstance(atom, SplatAtom) or (isinstance(atom, ConstAtom) and isinstance(atom.data, bytes))
+
+
+def _bytes(atom: Atom, offset: int, count: int) -> bytes | None:
+    """`count` bytes of a splat or decoded constant from `offset` (None past a constant's end)."""
+    if isinstance(atom, SplatAtom):
+        p = atom.pattern
+        return bytes(p[(offset + i) % len(p)] for i in range(count))
+    assert isinstance(atom, ConstAtom) and isinstance(atom.data, bytes)
+    return atom.data[offset:offset + count] if offset + count <= len(atom.data) else None

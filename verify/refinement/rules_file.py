@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from stream.ir.attributes import Attribute, DenseAttr, StringAttr
 from stream.ir.core import Op
+from stream.ir.parser import parse_attribute_text
 from stream.ir.types import TensorType
 from verify.refinement.ints import IntExpr
 from verify.refinement.layout import composite_parts, decode_dense
@@ -30,6 +31,9 @@ __all__: list[str] = []
 
 
 def _element_bytes(m: Machine, op: Op, attr: Attribute) -> ByteStr | None:
+    if isinstance(attr, DenseAttr) and str(attr.type).startswith("vector<"):
+        # Padding between packed constants is `dense<0> : vector<Nxi8>`: laid out as the tensor.
+        attr = parse_attribute_text(f"dense<{attr.body}> : tensor{str(attr.type)[len('vector'):]}")
     if not isinstance(attr, DenseAttr) or not isinstance(attr.type, TensorType):
         return None
     data = decode_dense(attr)
@@ -47,7 +51,9 @@ def _buffer_bytes(m: Machine, op: Op, value: Attribute) -> tuple[IntExpr, ByteSt
         lengths = [p.length for p in pieces]
         if len(pieces) == len(elements) and all(type(n) is int for n in lengths) and sum(lengths) == total:  # type: ignore[arg-type]
             return total, m.terms.concat(pieces)
-        return total, constant_bytes(m, op, value, total)  # keyed by its text: equal only to itself
+        # Elements the check cannot lay out: unknown bytes (equal only to the same text), never
+        # a constant that would compare unequal to the same bytes spelled otherwise.
+        return total, m.terms.of(m.note(m.terms.opaque(("host-buffer", str(value)), f"the bytes of {value}"), op), total)
     if isinstance(value, DenseAttr):
         data = decode_dense(value)
         if data is not None:
