@@ -1,6 +1,6 @@
 """Refinement on IREE's own passes: `verify OUT --refines IN` over IREE's Stream Transforms lit tests.
 
-    python bench/iree_refines.py [TEST_DIR] [--only NAME] [--jobs N] [--timeout S]
+    python bench/iree_refines.py [TEST_DIR] [--only NAME] [--jobs N] [--timeout S] [--generic]
 
 For each lit test file of IREE's Stream Transforms (TEST_DIR, default
 $IREE_SRC/compiler/src/iree/compiler/Dialect/Stream/Transforms/test for an IREE checkout
@@ -9,7 +9,9 @@ $IREE_SRC), the first `// RUN: iree-opt ...` line gives the pass pipeline (its f
 a case iree-opt rejects is counted `iree-rejects` (expected-error cases). Otherwise
 `streamproof verify OUT --refines IN` is run and its outcome recorded: proved (exit 0), the
 violated property classes (exit 1, e.g. VALUE_MISMATCH), refused (exit 2, the first error) or
-undecided (exit 3). One row per case, then totals by outcome.
+undecided (exit 3). One row per case, then totals by outcome. With `--generic`, both the case
+and the pass output are iree-opt's generic print (the pretty syntax of ops outside a Stream module,
+such as `scf.for`, is not read), so that control flow is compared too.
 
 Needs IREE's iree-opt (3.13): $IREE_OPT, else `iree-opt` on PATH; says so and exits 2 when missing.
 """
@@ -77,12 +79,21 @@ def first_error(proc: subprocess.CompletedProcess[str]) -> str:
     return ranked[0].split("error:", 1)[-1].strip()[:110] if ranked else ""
 
 
-def run_case(iree_opt: str, flags: list[str], src: str, work: Path, timeout: float) -> tuple[str, str]:
+GENERIC = ["--mlir-print-op-generic", "--allow-unregistered-dialect"]
+
+
+def run_case(iree_opt: str, flags: list[str], src: str, work: Path, timeout: float, generic: bool = False) -> tuple[str, str]:
     work.mkdir(parents=True, exist_ok=True)
     inp, out = work / "in.mlir", work / "out.mlir"
     inp.write_text(src)
     try:
-        p = subprocess.run([iree_opt, *flags, str(inp), "-o", str(out)],
+        if generic:
+            written = work / "written.mlir"
+            inp.rename(written)
+            if subprocess.run([iree_opt, *GENERIC, str(written), "-o", str(inp)], capture_output=True, text=True,
+                              timeout=timeout).returncode != 0:
+                return "iree-rejects", ""
+        p = subprocess.run([iree_opt, *flags, *(GENERIC if generic else []), str(inp), "-o", str(out)],
                            capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return "iree-timeout", ""
@@ -104,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", help="only lit files whose name contains this")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--generic", action="store_true", help="compare iree-opt's generic prints of the case and the output")
     args = ap.parse_args(argv)
     iree_opt = find_iree_opt()
     if iree_opt is None:
@@ -128,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, c in enumerate(cases(text)):
             jobs.append((f.name, i, flags, c))
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        futs = [pool.submit(run_case, iree_opt, fl, c, Path(tmp) / f"{n}.{i}", args.timeout)
+        futs = [pool.submit(run_case, iree_opt, fl, c, Path(tmp) / f"{n}.{i}", args.timeout, args.generic)
                 for n, i, fl, c in jobs]
         totals: collections.Counter[str] = collections.Counter()
         print(f"{'file':44} {'case':>4}  outcome  first error")

@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from stream.ir.attributes import DenseArrayAttr, IntegerAttr
 from stream.ir.core import Block, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import OpSet
 from stream.ir.types import I1, I32
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
 
 __all__ = ["lower_loops", "has_structured_loop", "forward_invariant_arguments"]
 
-STRUCTURED_LOOPS = frozenset({"scf.for", "scf.while"})
+STRUCTURED_LOOPS = OpSet("STRUCTURED_LOOPS", "The scf loops rewritten into blocks and branches.", {"scf.for", "scf.while"})
 _SLT, _ULT = 2, 6  # arith.cmpi predicates
 
 

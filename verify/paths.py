@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from stream.ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, StringAttr
 from stream.ir.core import Block, Location, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.rule_table import OpSet
 from stream.ir.types import I1
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
@@ -38,8 +39,10 @@ __all__ = ["Path", "Segment", "Arrival", "paths", "segments", "has_control_flow"
 MAX_PATHS = 512
 
 # Host ops that run one of their regions (each ends in `scf.yield`, whose operands are the op's results).
-BRANCH_REGION_OPS = frozenset({"scf.if", "scf.index_switch", "scf.execute_region"})
-LOOP_OPS = frozenset({"scf.for", "scf.while", "scf.forall", "scf.parallel"})
+BRANCH_REGION_OPS = OpSet("BRANCH_REGION_OPS", "scf ops that run one of their regions once: a path picks one.",
+                          {"scf.if", "scf.index_switch", "scf.execute_region"})
+LOOP_OPS = OpSet("LOOP_OPS", "scf loops: not paths (checked by induction where they are a function's own, else refused).",
+                 {"scf.for", "scf.while", "scf.forall", "scf.parallel"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ def load_all() -> None:
         directives,
         flow,
         region_directives,
+        scf_cf,
         stream_async,
         stream_cmd,
         stream_func,

@@ -84,4 +84,6 @@ SYNTAX_ONLY = OpSet("SYNTAX_ONLY", "Ops registered for their syntax only: the ta
     "hal.devices.get", "hal.devices.count", "hal.fence.create", "hal.fence.join", "hal.fence.await",
     "hal.fence.signal", "hal.fence.fail", "hal.fence.query", "hal.buffer_view.dim",
     "stream.resource.try_map", "stream.file.constant", "stream.file.read", "stream.file.write",
+    # Host control flow (stream.dialect.scf_cf): every layer follows it by name, not by rule.
+    "scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.yield", "scf.condition", "cf.br", "cf.cond_br",
 })

@@ -86,11 +86,11 @@ util.func public @hostWaitInDominator(%c: i1) -> () {
 
 // In a loop body the carried timepoint is an unknown: the copy keeps waiting for it and for the fill before the loop; a join of the fill and the copy in the body is the copy.
 // CHECK-LABEL: @loopBody
-// CHECK: "scf.for"
+// CHECK: scf.for
 // CHECK: %[[J:.+]] = stream.timepoint.join max(%{{.+}}, %{{.+}})
 // CHECK: %[[C:.+]] = stream.cmd.execute await(%[[J]])
 // CHECK-NOT: stream.timepoint.join
-// CHECK: "scf.yield"(%[[C]])
+// CHECK: scf.yield %[[C]] :
 util.func public @loopBody(%n: index) -> () {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -121,7 +121,7 @@ util.func public @loopBody(%n: index) -> () {
 // Passing an awaited resource into a loop is no host wait: the loads in the body order the host only when the loop runs, so the free keeps its wait.
 // CHECK-LABEL: @loopIsNoHostWait
 // CHECK: %[[E0:.+]] = stream.cmd.execute await
-// CHECK: "scf.for"
+// CHECK: scf.for
 // CHECK: stream.resource.dealloca await(%[[E0]])
 util.func public @loopIsNoHostWait(%n: index) -> () {
   %c0 = arith.constant 0 : index

@@ -32,7 +32,7 @@ from stream.ir.attributes import (
     UnitAttr,
     round_to_type,
 )
-from stream.ir.core import Block, Op, Region, Value
+from stream.ir.core import Block, Op, Region, Value, freeze
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import (
     BF16,
@@ -353,7 +353,14 @@ def multi_block_region(g: Gen) -> Region:
         g.random_ops(hi=2)
         if i + 1 < n:  # branch to the chosen later block, passing its arguments
             passed = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
-            g.emit(Op("test.br", tuple(passed), successors=(targets[i],)))
+            kind = g.pick(("test.br", "cf.br", "cf.cond_br"))
+            if kind == "cf.cond_br":  # both ways to the same block: the dominators stay as computed
+                other = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
+                sizes = DenseArrayAttr(I32, (1, len(passed), len(other)))
+                g.emit(Op("cf.cond_br", (g.value(I1), *passed, *other), properties=freeze({"operandSegmentSizes": sizes}),
+                          successors=(targets[i], targets[i])))
+            else:
+                g.emit(Op(kind, tuple(passed), successors=(targets[i],)))
         defined.append(g.scopes[-1].values[len(inherited):])
         blocks.append(Block(tuple(args[i]), tuple(g.scopes[-1].ops)))
         g.scopes[-1].ops = []

@@ -309,3 +309,68 @@ def _unregistered(g: Gen) -> None:
             regions.append(multi_block_region(g))
     props = g.draw(st.dictionaries(identifiers, attributes(1), max_size=2))
     g.emit(g.name_results(Op(name, tuple(operands), results, freeze(props), freeze(g.discardable()), tuple(regions))))  # type: ignore[arg-type]
+
+
+# -- host control flow (stream.dialect.scf_cf) ---------------------------------------------------------
+def _carried(g: Gen) -> list:  # type: ignore[type-arg]
+    return [g.draw(types()) for _ in range(g.count(0, 2))]
+
+
+def _yield_of(g: Gen, carried: list) -> None:  # type: ignore[type-arg]
+    g.build("scf.yield", {"results": [g.value(t) for t in carried]})
+
+
+@recipe("scf.for", region=True)
+def _scf_for(g: Gen) -> None:
+    carried = _carried(g)
+    iv = INDEX if g.flag(0.8) else I32
+    bounds = {"lowerBound": g.value(iv), "upperBound": g.value(iv), "step": g.value(iv), "initArgs": [g.value(t) for t in carried]}
+
+    def fill(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        _yield_of(g, carried)
+
+    body = g.region([iv, *carried], fill)
+    g.build("scf.for", bounds, {"results": carried}, {"unsignedCmp": UnitAttr() if g.flag(0.2) else None}, (body,))
+
+
+@recipe("scf.if", region=True)
+def _scf_if(g: Gen) -> None:
+    carried = _carried(g)
+    cond = g.value(I1)
+
+    def fill(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        _yield_of(g, carried)
+
+    then = g.region([], fill)
+    other = g.region([], fill) if carried or g.flag() else Region(())
+    g.build("scf.if", {"condition": cond}, {"results": carried}, {}, (then, other))
+
+
+@recipe("scf.while", region=True)
+def _scf_while(g: Gen) -> None:
+    carried = _carried(g)
+    inits = [g.value(t) for t in carried]
+
+    def before(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        g.build("scf.condition", {"condition": g.value(I1), "args": [g.value(t) for t in carried]})
+
+    def after(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        _yield_of(g, carried)
+
+    regions = (g.region(list(carried), before), g.region(list(carried), after))
+    g.build("scf.while", {"inits": inits}, {"results": carried}, {}, regions)
+
+
+@recipe("scf.execute_region", region=True)
+def _scf_execute_region(g: Gen) -> None:
+    carried = _carried(g)
+
+    def fill(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        _yield_of(g, carried)
+
+    g.build("scf.execute_region", {}, {"results": carried}, {"no_inline": UnitAttr() if g.flag(0.2) else None}, (g.region([], fill),))

@@ -73,7 +73,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "cmd": _family("stream.cmd."),
     "resource": _family("stream.resource.", "stream.file."),
     "arith_hal": _family("arith.", "hal.", "complex."),
-    "host": _family("func.", "util.", "test.", "cf."),
+    "host": _family("func.", "util.", "test.", "cf.", "scf."),
 }
 assert sorted(n for f in FAMILIES.values() for n in f) == sorted(RECIPES)
 

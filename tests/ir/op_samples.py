@@ -366,29 +366,27 @@ module {
 }
 """
 
-# Written in pretty form, but most ops here have no pretty syntax in streamproof (scf, cf,
-# unknown dialects): they print in generic form inside a pretty module, as MLIR does for
-# unregistered ops. Covers multi-block functions, successors with block arguments, `scf`
-# regions, properties, opaque dialect types and attributes, `loc(...)` trailers, location
-# aliases and strings with escapes.
+# Written in pretty form with ops that have no pretty syntax in streamproof (unknown dialects),
+# which print in generic form inside a pretty module, as MLIR does for unregistered ops. Covers
+# multi-block functions, successors with block arguments, `scf` regions, properties, opaque
+# dialect types and attributes, `loc(...)` trailers, location aliases and strings with escapes.
 SAMPLES["generic_constructs"] = """\
 module {
   func.func @control_flow(%arg0: i1, %arg1: index, %arg2: tensor<4xf32>) -> index {
     %c1 = arith.constant 1 : index
-    %0 = "scf.if"(%arg0) ({
+    %0 = scf.if %arg0 -> (index) {
       %5 = arith.addi %arg1, %c1 : index
-      "scf.yield"(%5) : (index) -> ()
-    }, {
-      "scf.yield"(%arg1) : (index) -> ()
-    }) : (i1) -> index
-    %1 = "scf.for"(%c1, %arg1, %c1, %0) ({
-    ^bb0(%arg3: index, %arg4: index):
+      scf.yield %5 : index
+    } else {
+      scf.yield %arg1 : index
+    }
+    %1 = scf.for %arg3 = %c1 to %arg1 step %c1 iter_args(%arg4 = %0) -> (index) {
       %5 = arith.muli %arg3, %arg4 : index
-      "scf.yield"(%5) : (index) -> ()
-    }) : (index, index, index, index) -> index
-    "cf.cond_br"(%arg0, %1, %0)[^bb1, ^bb2] <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (i1, index, index) -> ()
+      scf.yield %5 : index
+    }
+    cf.cond_br %arg0, ^bb1(%1 : index), ^bb2(%0 : index)
   ^bb1(%2: index):  // pred: ^bb0
-    "cf.br"(%2)[^bb2] : (index) -> ()
+    cf.br ^bb2(%2 : index)
   ^bb2(%3: index):  // 2 preds: ^bb0, ^bb1
     %4:2 = "test.multi"(%arg2) <{note = "tab\\09quote\\22 back\\\\slash \\E2\\82\\AC"}> {extra = #test.opaque<{nested = [1, 2]}>, flag} : (tensor<4xf32>) -> (!test.type<"x">, index) loc(#loc)
     "test.use"(%4#0, %4#1) : (!test.type<"x">, index) -> () loc("file.mlir":3:4)
@@ -396,6 +394,56 @@ module {
   }
 }
 #loc = loc("model.py":12:3)
+"""
+
+# Host control flow in the pretty syntax of MLIR (stream.dialect.scf_cf), exactly as iree-opt 3.13
+# printed it: scf.for with and without iter_args, with an i32 induction variable (`step %s  :
+# i32`), scf.if with and without results, scf.while, scf.execute_region, cf.cond_br and cf.br
+# with block arguments.
+SAMPLES["scf_cf"] = """\
+module {
+  util.func public @f(%arg0: i1, %arg1: index, %arg2: i32, %arg3: i32) -> (i32, index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %0:2 = scf.for %arg4 = %c0 to %arg1 step %c1 iter_args(%arg5 = %arg2, %arg6 = %c0) -> (i32, index) {
+      %6 = arith.addi %arg5, %arg2 : i32
+      scf.yield %6, %arg4 : i32, index
+    }
+    scf.for %arg4 = %c0 to %arg1 step %c1 {
+      "test.op"() : () -> ()
+    }
+    scf.for unsigned %arg4 = %arg2 to %arg2 step %arg2  : i32 {
+      "test.op"() : () -> ()
+    }
+    %1 = scf.if %arg0 -> (i32) {
+      scf.yield %arg2 : i32
+    } else {
+      scf.yield %arg3 : i32
+    }
+    scf.if %arg0 {
+      "test.op"() : () -> ()
+    }
+    %2 = scf.while (%arg4 = %arg2) : (i32) -> i32 {
+      %6 = arith.cmpi slt, %arg4, %arg3 : i32
+      scf.condition(%6) %arg4 : i32
+    } do {
+    ^bb0(%arg4: i32):
+      scf.yield %arg4 : i32
+    }
+    %3 = scf.execute_region -> i32 {
+      scf.yield %arg2 : i32
+    }
+    cf.cond_br %arg0, ^bb1(%arg2 : i32), ^bb2
+  ^bb1(%4: i32):  // pred: ^bb0
+    cf.br ^bb2
+  ^bb2:  // 2 preds: ^bb0, ^bb1
+    cf.cond_br %arg0, ^bb3(%c0 : index), ^bb4
+  ^bb3(%5: index):  // pred: ^bb2
+    util.return %1, %5 : i32, index
+  ^bb4:  // pred: ^bb2
+    util.return %2, %arg1 : i32, index
+  }
+}
 """
 
 # IREE 3.13's parameter ops exactly as its iree-opt printed them (tests/data/iree_parameters/).

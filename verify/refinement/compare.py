@@ -216,12 +216,22 @@ class Comparer:
             return True
         if not self._scalar(b, a):
             for x in (b, a):
-                what = (x.text if isinstance(x, ScalarTerm) and x.kind == "opaque"
-                        else None if isinstance(x, ScalarTerm) else self.ctx.ints.unmodelled(x))
+                what = self._unmodelled(x)
                 if what is not None:
                     raise Undecided(f"{what} is not modelled: whether the two values are equal is unknown")
             return False
         return True
+
+    def _unmodelled(self, x: object, depth: int = 0) -> str | None:
+        """The first value without semantics in `x` (an opaque result, also inside a select of
+        such values): two terms that differ there may still be equal."""
+        if isinstance(x, ScalarTerm):
+            if x.kind == "opaque":
+                return x.text
+            if x.kind == "apply" and depth < 16:
+                return next((w for w in (self._unmodelled(y, depth + 1) for y in x.payload[1:]) if w is not None), None)
+            return None
+        return self.ctx.ints.unmodelled(x)  # type: ignore[arg-type]
 
     def _scalar(self, b: Scalar, a: Scalar) -> bool:
         if isinstance(b, ScalarTerm) or isinstance(a, ScalarTerm):
@@ -229,6 +239,9 @@ class Comparer:
                 return False
             if b.kind == "load" and b.payload[1] == a.payload[1]:
                 return self.bytes(b.payload[0], a.payload[0]) is None
+            if b.kind == "apply" and b.payload[0] == a.payload[0] and len(b.payload) == len(a.payload):
+                # The same function of equal arguments (a select on one condition of equal sides).
+                return all(self.scalar(x, y) for x, y in zip(b.payload[1:], a.payload[1:]))
             return False
         return self.ctx.facts.must_eq(b, a, "scalar operands")
 

@@ -144,9 +144,14 @@ def _element_bytes(token: str, t: Type) -> bytes | None:
         if token in ("true", "false"):
             return _int_bytes(int(token == "true"), w)
         try:
-            return _int_bytes(int(token, 0), w)
+            number = int(token, 0)
         except ValueError:
             return None
+        if isinstance(t, IntegerType) and t.width % 8:
+            # An iN element widened to whole bytes holds its N-bit pattern, zero-extended (MLIR
+            # prints `7 : i3` as -1; IREE's encode-host-tensors stores it as the byte 7).
+            number %= 1 << t.width
+        return _int_bytes(number, w)
     if isinstance(t, FloatType):
         if token.lower().startswith("0x"):
             return _int_bytes(int(token, 16), w)

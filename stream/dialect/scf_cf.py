@@ -1,0 +1,337 @@
+"""Host control flow: the pretty syntax of `scf` and `cf` ops, as MLIR prints them.
+
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x, %b = %t) -> (!stream.resource<external>, !stream.timepoint) {
+      ...
+      scf.yield %y, %u : !stream.resource<external>, !stream.timepoint
+    }
+    %v = scf.if %c -> (i32) { scf.yield %x : i32 } else { scf.yield %y : i32 }
+    %w = scf.while (%arg0 = %x) : (i32) -> i32 { ... scf.condition(%cc) %arg0 : i32 } do { ^bb0(%arg1: i32): ... }
+    %e = scf.execute_region -> i32 { ... }
+    cf.br ^bb2(%a : index)
+    cf.cond_br %c, ^bb1(%x : i32), ^bb2
+
+Only the syntax lives here (each layer follows control flow by op name: `verify.paths`,
+`verify.cfg`, `runtime.control_flow`, `verify.refinement.control_flow`), so registering these ops
+changes no verdict; they are SYNTAX_ONLY for the tables that require a rule per op. Printing follows
+MLIR's printers byte for byte, including `scf.for`'s two spaces before an induction variable type
+(`step %s  : i32 {`). `cf.switch` and `scf.index_switch` are read in generic form only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stream.dialect.common import ANY, anyv, unit
+from stream.ir.attributes import DenseArrayAttr, UnitAttr
+from stream.ir.core import Op
+from stream.ir.spec import Operand, OpSpec, RegionSpec, Result, define
+from stream.ir.types import I1, I32, INDEX, FunctionType, Type
+
+if TYPE_CHECKING:
+    from stream.ir.parser import Parser, UnresolvedOperand
+    from stream.ir.printer import Printer
+    from stream.ir.spec_registry import OpState
+
+
+# -- shared pieces ---------------------------------------------------------------------------------
+def _parse_result_types(p: Parser) -> list[Type]:
+    """`-> (T, U)` or `-> T` (nothing when there is no arrow)."""
+    if not p.accept("->"):
+        return []
+    if p.lexer.peek().is_punct("("):
+        return p.parse_type_list_parens()
+    return [p.parse_type()]
+
+
+def _arrow(pr: Printer, types: list[Type], parens: bool) -> str:
+    """MLIR's `-> (T)` (always parenthesized: scf.for, scf.if) or printOptionalArrowTypeList."""
+    if not types:
+        return ""
+    if parens or len(types) > 1 or isinstance(types[0], FunctionType):
+        return f" -> ({pr.types(types)})"
+    return f" -> {pr.type(types[0])}"
+
+
+def _parse_attrs(p: Parser, state: OpState, keyword: bool = False) -> None:
+    if keyword and not p.accept_keyword("attributes"):
+        return
+    if p.lexer.peek().is_punct("{"):
+        state.attributes.update(p.parse_attr_dict_body())
+
+
+def _init_list(p: Parser) -> tuple[list[UnresolvedOperand], list[UnresolvedOperand]]:
+    """`(%a = %x, %b = %y)`: the region arguments and their initial values."""
+    args: list[UnresolvedOperand] = []
+    inits: list[UnresolvedOperand] = []
+    p.expect("(")
+    if not p.accept(")"):
+        while True:
+            args.append(p.parse_operand())
+            p.expect("=")
+            inits.append(p.parse_operand())
+            if not p.accept(","):
+                break
+        p.expect(")")
+    return args, inits
+
+
+def _print_init_list(pr: Printer, args: tuple, inits: tuple) -> str:  # type: ignore[type-arg]
+    return "(" + ", ".join(f"{pr.value(a)} = {pr.value(v)}" for a, v in zip(args, inits)) + ")"
+
+
+def _region(pr: Printer, op: Op, index: int, entry_args: bool, terminators: bool) -> None:
+    from stream.ir.format import print_region_of
+
+    spec = _SPECS[op.name]
+    print_region_of(pr, op, spec, index, print_entry_args=entry_args, print_terminators=terminators)
+
+
+def _other_attrs(pr: Printer, op: Op, elided: tuple[str, ...] = (), keyword: bool = False) -> None:
+    attrs = {k: v for k, v in (*op.properties.items(), *op.attributes.items()) if k not in elided}
+    pr.attr_dict(attrs, keyword=keyword)
+
+
+# -- scf.for ----------------------------------------------------------------------------------------
+def _parse_for(p: Parser, state: OpState) -> None:
+    if p.accept_keyword("unsigned"):
+        state.properties["unsignedCmp"] = UnitAttr()
+    iv = p.parse_operand()
+    p.expect("=")
+    lb = p.parse_operand()
+    p.expect_keyword("to")
+    ub = p.parse_operand()
+    p.expect_keyword("step")
+    step = p.parse_operand()
+    args: list[UnresolvedOperand] = []
+    inits: list[UnresolvedOperand] = []
+    if p.accept_keyword("iter_args"):
+        args, inits = _init_list(p)
+    types = _parse_result_types(p)
+    iv_type: Type = p.parse_type() if p.accept(":") else INDEX
+    state.operands = [*p.resolve_all([lb, ub, step], [iv_type] * 3), *p.resolve_all(inits, types, "iter_args")]
+    state.result_types = types
+    state.regions.append(p.parse_region([(iv, iv_type), *zip(args, types)], implicit_terminator="scf.yield"))
+    _parse_attrs(p, state)
+
+
+def _print_for(pr: Printer, op: Op) -> None:
+    body = op.regions[0].blocks[0]
+    iv, *carried = body.arguments
+    lb, ub, step, *inits = op.operands
+    if "unsignedCmp" in op.properties:
+        pr.write(" unsigned")
+    pr.write(f" {pr.value(iv)} = {pr.value(lb)} to {pr.value(ub)} step {pr.value(step)}")
+    if inits:
+        pr.write(" iter_args" + _print_init_list(pr, tuple(carried), tuple(inits)) + _arrow(pr, [v.type for v in inits], True))
+    pr.write(" ")
+    if iv.type != INDEX:
+        pr.write(f" : {pr.type(iv.type)} ")
+    _region(pr, op, 0, False, bool(inits))
+    _other_attrs(pr, op, ("unsignedCmp",))
+
+
+# -- scf.if -----------------------------------------------------------------------------------------
+def _parse_if(p: Parser, state: OpState) -> None:
+    cond = p.parse_operand()
+    state.result_types = _parse_result_types(p)
+    state.operands = p.resolve_all([cond], [I1])
+    state.regions.append(p.parse_region(implicit_terminator="scf.yield"))
+    if p.accept_keyword("else"):
+        state.regions.append(p.parse_region(implicit_terminator="scf.yield"))
+    else:
+        from stream.ir.core import Region
+
+        state.regions.append(Region(()))
+    _parse_attrs(p, state)
+
+
+def _print_if(pr: Printer, op: Op) -> None:
+    pr.write(f" {pr.value(op.operands[0])}" + _arrow(pr, [r.type for r in op.results], True) + " ")
+    terminators = bool(op.results)
+    _region(pr, op, 0, False, terminators)
+    if len(op.regions) > 1 and op.regions[1].blocks:
+        pr.write(" else ")
+        _region(pr, op, 1, False, terminators)
+    _other_attrs(pr, op)
+
+
+# -- scf.while --------------------------------------------------------------------------------------
+def _parse_while(p: Parser, state: OpState) -> None:
+    args: list[UnresolvedOperand] = []
+    inits: list[UnresolvedOperand] = []
+    if p.lexer.peek().is_punct("("):
+        args, inits = _init_list(p)
+    p.expect(":")
+    tok = p.lexer.peek()
+    ftype = p.parse_function_type()
+    if not isinstance(ftype, FunctionType):
+        raise p.error("expected the loop's function type '(inits) -> results'", tok)
+    state.operands = p.resolve_all(inits, list(ftype.inputs), "inits")
+    state.result_types = list(ftype.results)
+    state.regions.append(p.parse_region(list(zip(args, ftype.inputs))))
+    p.expect_keyword("do")
+    state.regions.append(p.parse_region())
+    _parse_attrs(p, state, keyword=True)
+
+
+def _print_while(pr: Printer, op: Op) -> None:
+    before = op.regions[0].blocks[0]
+    if op.operands:
+        pr.write(" " + _print_init_list(pr, before.arguments, op.operands))
+    ftype = FunctionType(tuple(v.type for v in op.operands), tuple(r.type for r in op.results))
+    pr.write(f" : {pr.type(ftype)} ")
+    _region(pr, op, 0, False, True)
+    pr.write(" do ")
+    _region(pr, op, 1, True, True)
+    _other_attrs(pr, op, keyword=True)
+
+
+# -- scf.execute_region -----------------------------------------------------------------------------
+def _parse_execute_region(p: Parser, state: OpState) -> None:
+    state.result_types = _parse_result_types(p)
+    if p.accept_keyword("no_inline"):
+        state.properties["no_inline"] = UnitAttr()
+    state.regions.append(p.parse_region())
+    _parse_attrs(p, state)
+
+
+def _print_execute_region(pr: Printer, op: Op) -> None:
+    pr.write(_arrow(pr, [r.type for r in op.results], False) + " ")
+    if "no_inline" in op.properties:
+        pr.write("no_inline ")
+    _region(pr, op, 0, False, True)
+    _other_attrs(pr, op, ("no_inline",))
+
+
+# -- cf.br / cf.cond_br -----------------------------------------------------------------------------
+def _parse_dest(p: Parser, state: OpState) -> list:  # type: ignore[type-arg]
+    """`^bb1` or `^bb1(%a, %b : T, U)`: the successor is recorded, its operands returned resolved."""
+    tok = p.lexer.next()
+    if tok.kind != "caret":
+        raise p.error("expected a block label like '^bb1'", tok)
+    state.successors.append((tok.text, tok.pos))
+    if not p.accept("("):
+        return []
+    uses = p.parse_operand_list()
+    p.expect(":")
+    types = [p.parse_type()]
+    while p.accept(","):
+        types.append(p.parse_type())
+    p.expect(")")
+    return p.resolve_all(uses, types, "branch operands")
+
+
+def _print_dest(pr: Printer, index: int, values: tuple) -> str:  # type: ignore[type-arg]
+    if not values:
+        return pr.successor(index)
+    return f"{pr.successor(index)}({pr.values(values)} : {pr.types(v.type for v in values)})"
+
+
+def _parse_br(p: Parser, state: OpState) -> None:
+    state.operands = _parse_dest(p, state)
+    _parse_attrs(p, state)
+
+
+def _print_br(pr: Printer, op: Op) -> None:
+    pr.write(" " + _print_dest(pr, op.successors[0], op.operands))
+    _other_attrs(pr, op)
+
+
+def _parse_cond_br(p: Parser, state: OpState) -> None:
+    cond = p.resolve_all([p.parse_operand()], [I1])
+    p.expect(",")
+    on_true = _parse_dest(p, state)
+    p.expect(",")
+    on_false = _parse_dest(p, state)
+    state.operands = [*cond, *on_true, *on_false]
+    state.properties["operandSegmentSizes"] = DenseArrayAttr(I32, (1, len(on_true), len(on_false)))
+    _parse_attrs(p, state)
+
+
+def _print_cond_br(pr: Printer, op: Op) -> None:
+    sizes = op.properties["operandSegmentSizes"]
+    assert isinstance(sizes, DenseArrayAttr)
+    n_true = int(sizes.values[1])
+    on_true, on_false = op.operands[1:1 + n_true], op.operands[1 + n_true:]
+    pr.write(f" {pr.value(op.operands[0])}, {_print_dest(pr, op.successors[0], on_true)}, "
+             f"{_print_dest(pr, op.successors[1], on_false)}")
+    _other_attrs(pr, op, ("operandSegmentSizes",))
+
+
+# -- the table ---------------------------------------------------------------------------------------
+_SPECS: dict[str, OpSpec] = {}
+
+
+def _define(spec: OpSpec) -> None:
+    _SPECS[spec.name] = define(spec)
+
+
+_define(OpSpec(
+    "scf.for",
+    operands=(anyv("lowerBound"), anyv("upperBound"), anyv("step"), anyv("initArgs", "variadic")),
+    results=(Result("results", "variadic"),),
+    attrs=(unit("unsignedCmp"),),
+    regions=(RegionSpec("region", terminator="scf.yield"),),
+    levels=ANY,
+    custom_parse=_parse_for,
+    custom_print=_print_for,
+))
+_define(OpSpec(
+    "scf.if",
+    operands=(anyv("condition"),),
+    results=(Result("results", "variadic"),),
+    regions=(RegionSpec("thenRegion", terminator="scf.yield"), RegionSpec("elseRegion", terminator="scf.yield")),
+    levels=ANY,
+    custom_parse=_parse_if,
+    custom_print=_print_if,
+))
+_define(OpSpec(
+    "scf.while",
+    operands=(anyv("inits", "variadic"),),
+    results=(Result("results", "variadic"),),
+    regions=(RegionSpec("before"), RegionSpec("after")),
+    levels=ANY,
+    custom_parse=_parse_while,
+    custom_print=_print_while,
+))
+_define(OpSpec(
+    "scf.execute_region",
+    results=(Result("results", "variadic"),),
+    attrs=(unit("no_inline"),),
+    regions=(RegionSpec("region"),),
+    levels=ANY,
+    custom_parse=_parse_execute_region,
+    custom_print=_print_execute_region,
+))
+_define(OpSpec(
+    "scf.yield",
+    operands=(anyv("results", "variadic"),),
+    levels=ANY,
+    traits=frozenset({"terminator"}),
+    format="attr-dict ($results^ `:` type($results))?",
+))
+_define(OpSpec(
+    "scf.condition",
+    operands=(Operand("condition", type=I1), anyv("args", "variadic")),
+    levels=ANY,
+    traits=frozenset({"terminator"}),
+    format="`(` $condition `)` attr-dict ($args^ `:` type($args))?",
+))
+_define(OpSpec(
+    "cf.br",
+    operands=(anyv("destOperands", "variadic"),),
+    levels=ANY,
+    traits=frozenset({"terminator"}),
+    custom_parse=_parse_br,
+    custom_print=_print_br,
+))
+_define(OpSpec(
+    "cf.cond_br",
+    operands=(anyv("condition"), anyv("trueDestOperands", "variadic"), anyv("falseDestOperands", "variadic")),
+    levels=ANY,
+    traits=frozenset({"terminator"}),
+    custom_parse=_parse_cond_br,
+    custom_print=_print_cond_br,
+))
+
+__all__: list[str] = []
