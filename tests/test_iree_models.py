@@ -39,7 +39,7 @@ def _read(path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_the_data_is_there() -> None:
-    assert len(FILES) == 42, "six models at seven stages"
+    assert len(FILES) == 56, "eight models at seven stages"
 
 
 @pytest.mark.parametrize("path", FILES, ids=IDS)
@@ -103,8 +103,12 @@ def _pairs() -> list[tuple[Path, Path]]:
 
 
 # Consecutive stages (02..99) known to refine (ratchet): all of them, rnn_loop's loops by induction
-# (verify.refinement.control_flow).
-REFINES = {f"{b.parent.name}/{b.name[:2]}" for _a, b in _pairs()}
+# (verify.refinement.control_flow), but two of loop_two_carried, undecided with the reason, where
+# the pass changed what the loop carries: at 10 IREE carries a size and an offset into one slab
+# that holds both resources from the second iteration on (07 carries 3 values, 10 carries 5), and
+# at 99 against 10 that slab's size changes between iterations (256 bytes, then 512).
+NOT_FOLLOWED = {"loop_two_carried/10": "carry 3 and 5 values", "loop_two_carried/99": "changes size in an iteration"}
+REFINES = {f"{b.parent.name}/{b.name[:2]}" for _a, b in _pairs()} - set(NOT_FOLLOWED)
 
 
 @pytest.mark.parametrize("pair", _pairs(), ids=lambda pair: f"{pair[1].parent.name}/{pair[1].name[:2]}")
@@ -123,6 +127,8 @@ def test_each_pass_between_stages_refines(pair: tuple[Path, Path]) -> None:
         return
     holds = not report.mismatches and not report.unknowns
     assert holds or key not in REFINES, f"regression: {key} no longer refines its previous stage: {report.mismatches[:1]} {report.unknowns[:1]}"
+    if key in NOT_FOLLOWED:
+        assert not holds and NOT_FOLLOWED[key] in report.unknowns[0].reason, (key, report.unknowns[:1])
     assert not report.mismatches, f"{key}: {report.mismatches[0]}"
 
 

@@ -174,6 +174,7 @@ class _Loop:
         self.carriers: tuple[Carrier, ...] = tuple([("host", 0)] + [("tp", k) for k in self.tp_slots] + [("gate", j) for j in self.res_slots])
         self.head_at = g.blocks[header].ops[0] if g.blocks[header].ops else g.op
         self.monotone = self._monotone()
+        self.invariant = self._invariant()
         self.outer: dict[Target, Value] = {}
         self.modes: dict[Target, int] = {}
         # Values defined before the loop whose storage the loop writes in place (async level):
@@ -419,7 +420,7 @@ class _Loop:
             hidden[j] = Value(TimepointType(), "awaited")
         after = {k: self.init[k] for k in self.tp_slots if ("mono", k) in coverage.get(("tp", k), frozenset())}
         plan = HeadPlan(self.args, state, coverage, frozenset(targets - covered), modes, dict(self.outer), dict(self.monotone),
-                        tuple(values), hidden, after, tuple(self.ends))
+                        dict(self.invariant), tuple(values), hidden, after, tuple(self.ends))
         ops: list[Op] = []
         pre_defined = {r for op in self.pre.ops for r in op.results} | set(self.g.arguments)
         for j in gated:
@@ -427,7 +428,8 @@ class _Loop:
             assert size is not None
             if size not in pre_defined and size not in {r for o in ops for r in o.results}:
                 ops.append(Op("arith.constant", results=(size,), properties=self._constant(size), location=self.head_at.location))
-        operands = tuple(dict.fromkeys([*self.outer.values(), *self.monotone.values(), *after.values(), *self.ends]))
+        operands = tuple(dict.fromkeys([*self.outer.values(), *self.monotone.values(), *self.invariant.values(), *after.values(),
+                                        *self.ends]))
         ops.append(plan_op(GHOST_HEAD, operands, (*values, *hidden.values()), plan, self.head_at))
         for j in gated:
             size = state[j].size  # type: ignore[union-attr]
@@ -440,6 +442,30 @@ class _Loop:
             if v in op.results and op.name == "arith.constant":
                 return dict(op.properties)
         raise AssertionError("a size that is neither defined before the loop nor a constant")
+
+    def _back_edges(self) -> list[tuple[Value, ...]]:
+        blocks = self.g.blocks
+        edges: list[tuple[Value, ...]] = []
+        for i, b in enumerate(blocks):
+            last = b.ops[-1] if b.ops else None
+            if last is None or self.header not in last.successors or not _reaches(blocks, self.header, i):
+                continue
+            edges.extend(_branch_args(last, self.header))
+        return edges
+
+    def _invariant(self) -> dict[int, Value]:
+        """Index slots every back edge passes one value defined before the loop (on the path in,
+        or a function argument): after an iteration they hold that value."""
+        edges = self._back_edges()
+        before = {r for op in self.pre.ops for r in op.results} | set(self.g.arguments)
+        out: dict[int, Value] = {}
+        for j, arg in enumerate(self.args):
+            if isinstance(arg.type, (ResourceType, TimepointType)) or not edges:
+                continue
+            passed = {e[j] for e in edges}
+            if len(passed) == 1 and (v := next(iter(passed))) in before:
+                out[j] = v
+        return out
 
     def _monotone(self) -> dict[int, Value]:
         """Index slots every back edge increments by a non-negative constant: at least their initial value."""

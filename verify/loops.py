@@ -35,8 +35,15 @@ after the first:
   earlier iteration's tie replaced the bytes they name, so a later reader of one or a second
   in-place write of one is a broken tie (rule A2), as in straight-line code; the sites that
   write their storage make these in-place writes, so they end when those sites do;
+* every target some carrier covers is accessed by a site of its own that ends before each
+  covering carrier is reached (the coverage says every real access does), and a carried
+  resource is produced by its slot's site; targets no carrier covers are accessed (and produced)
+  by one site ordered by nothing;
 * carried indices are fresh symbols; one that every back edge increments by a non-negative
-  constant is at least its initial value (`monotone`).
+  constant is at least its initial value (`monotone`); one that every back edge passes the same
+  value defined before the loop (a constant size or offset, as IREE's lowered loops pass on the
+  size of what an iteration allocated) is that value (`invariant`): a head state after an
+  iteration came through a back edge, and a value from before the loop does not change.
 
 `verify.loop.next`, one per carrier at a back edge, demands that everything covered at the head
 is covered again: its device site awaits the carried timepoint passed on (or, for a gate, uses
@@ -99,6 +106,7 @@ class HeadPlan:
     modes: dict[Target, int]  # READ / WRITE per target (what the loop body does to it)
     outer_values: dict[Target, Value]
     monotone: dict[int, Value]  # index slot -> its initial value
+    invariant: dict[int, Value] = field(default_factory=dict)  # index slot -> what every back edge passes
     values: tuple[Value, ...] = ()  # what the head op defines: the carried values, a gated slot's raw value instead
     hidden: dict[int, Value] = field(default_factory=dict)  # gated slot -> the hidden timepoint its await waits for
     # Carried timepoint slot -> its initial value, for the slots every back edge passes on a
@@ -196,6 +204,9 @@ def _head_symbols(s: Symbols, op: Op) -> list[Expr]:
         init = plan.monotone.get(j)
         if init is not None and isinstance(r.type, (IndexType, IntegerType)):
             s.fact((e, s.expr(init)), _at_least(e, s.expr(init)), kind="loop:monotone")
+        passed = plan.invariant.get(j)
+        if passed is not None and isinstance(r.type, (IndexType, IntegerType)):
+            s.fact((e, s.expr(passed)), _equal(e, s.expr(passed)), kind="loop:invariant")
         out.append(e)
     return out
 
@@ -204,35 +215,65 @@ def _at_least(e: Expr, lo: Expr) -> Callable[[Symbols], z3.BoolRef]:
     return lambda sy: sy.z3(e) >= sy.z3(lo)
 
 
+def _equal(e: Expr, v: Expr) -> Callable[[Symbols], z3.BoolRef]:
+    return lambda sy: sy.z3(e) == sy.z3(v)
+
+
 # -- effects ---------------------------------------------------------------------------------------
 @effect(GHOST_HEAD)
 def _head_effect(b: Builder, op: Op) -> None:
+    """The summary of earlier iterations. Every access they made to a target some carrier covers
+    is done before each carrier covering it is reached (that is what the coverage says), so each
+    such target gets one site, issued first and awaiting nothing, that accesses it and ends before
+    the sites standing for those carriers' reach start. (One site per carrier accessing all it
+    covers would order a target's accesses before that carrier only: a consumer ordered by
+    another carrier covering it would see them unordered, a false alarm.) The targets no carrier
+    covers are accessed by one more site, ordered by nothing."""
     plan = _head(op)
     plan.sites.clear()  # site ids are per model: only the model being built
-    producer: dict[Target, Site] = {}
     written: dict[Site, set[int]] = {}  # summary site -> the allocations it writes
-    groups: list[tuple[Carrier | None, frozenset[Target]]] = sorted(plan.coverage.items())  # type: ignore[assignment]
-    if plan.orphans:
-        groups.append((None, plan.orphans))
+    groups: list[tuple[Carrier, frozenset[Target]]] = sorted(plan.coverage.items())  # type: ignore[assignment]
+    covering: dict[Target, list[Carrier]] = {}
     for carrier, targets in groups:
-        if carrier is not None and carrier[0] == "host":
-            site = b.host(op, "earlier iterations")
-        else:
-            awaits = (plan.after[carrier[1]],) if carrier is not None and carrier[0] == "tp" and carrier[1] in plan.after else ()
-            site = b.submit(op, awaits, "earlier iterations" if carrier is not None else "earlier iterations (ordered by no carried timepoint)")
+        for t in targets:
+            if t[0] != "mono":
+                covering.setdefault(t, []).append(carrier)
+
+    def access(site: Site, t: Target) -> None:
+        a = b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
+        if a is not None and a.writes:
+            written.setdefault(site, set()).add(a.alloc.id)
+
+    by_target: dict[Target, Site] = {}
+    for t in sorted(covering, key=str):
+        # A tp carrier whose timepoint is reached after its initial value in every iteration has
+        # its accesses start after that value (`after`): so do the accesses it covers.
+        awaits = tuple(dict.fromkeys(plan.after[c[1]] for c in covering[t] if c[0] == "tp" and c[1] in plan.after))
+        site = b.submit(op, awaits, "earlier iterations")
         plan.sites.add(site.id)
+        access(site, t)
+        by_target[t] = site
+    for carrier, targets in groups:
+        if carrier[0] == "host":
+            reach = b.host(op, "earlier iterations")
+        else:
+            after = (plan.after[carrier[1]],) if carrier[0] == "tp" and carrier[1] in plan.after else ()
+            reach = b.submit(op, after, "earlier iterations")
+        plan.sites.add(reach.id)
         for t in sorted(targets, key=str):
-            if t[0] == "mono":
-                continue
-            a = b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
-            if a is not None and a.writes:
-                written.setdefault(site, set()).add(a.alloc.id)
-            if carrier is None or carrier[0] != "gate" or t == ("slot", carrier[1]):
-                producer.setdefault(t, site)
-        if carrier is not None and carrier[0] == "tp":
-            b.timepoint(plan.values[carrier[1]], site.end)
-        elif carrier is not None and carrier[0] == "gate":
-            b.timepoint(plan.hidden[carrier[1]], site.end)
+            if t in by_target:
+                b.graph.edge(by_target[t].end, reach.start, "earlier iterations: done before the carrier covering them")
+        if carrier[0] == "tp":
+            b.timepoint(plan.values[carrier[1]], reach.end)
+        elif carrier[0] == "gate":
+            b.timepoint(plan.hidden[carrier[1]], reach.end)
+    orphan: Site | None = None
+    if plan.orphans:
+        orphan = b.submit(op, (), "earlier iterations (ordered by no carried timepoint)")
+        plan.sites.add(orphan.id)
+        for t in sorted(plan.orphans, key=str):
+            if t[0] != "mono":
+                access(orphan, t)
     if plan.ends and b.level == "async":
         for v in plan.ends:
             view = b.view(v)
@@ -243,7 +284,8 @@ def _head_effect(b: Builder, op: Op) -> None:
     for j, origin in enumerate(plan.origins):
         if origin is None:
             continue
-        made = producer.get(("slot", j))
+        slot: Target = ("slot", j)
+        made = by_target.get(slot) or (orphan if slot in plan.orphans else None)
         if made is None:  # covered by nothing and touched by nothing: still made before
             made = b.submit(op, (), "earlier iterations")
             plan.sites.add(made.id)

@@ -209,3 +209,35 @@ def test_a_loop_inside_an_scf_if_is_checked_by_induction(smt: str) -> None:
     assert report.status == "proved" and "checked by induction" in report.functions[0].note, report.text()
     bad = LOOP_IN_IF.replace("await(%tp) =>", "await(%bt) =>")  # iterations no longer wait for each other
     assert {"RACE_WRITE_AFTER_WRITE", "USE_AFTER_FREE"} <= verify_text(bad, "m.mlir", smt=smt).classes
+
+
+TWO_CARRIED = Path(__file__).resolve().parents[1] / "data" / "iree_models" / "loop_two_carried"
+
+
+def test_a_size_every_back_edge_passes_as_a_constant_is_that_constant() -> None:
+    # IREE 3.13 (stage 10) packs both carried tensors into one 512-byte slab from the second
+    # iteration on and carries its size and the second tensor's offset, passing the constants
+    # 512 and 256 at the back edge. As fresh unknowns they gave OUT_OF_BOUNDS in later iterations.
+    path = TWO_CARRIED / "10_elide_timepoints.generic.mlir"
+    text = path.read_text()
+    assert verify_text(text, str(path)).status == "proved"
+    edge = '"cf.br"(%40, %35#0, %8, %39, %35#0, %14)'
+    assert text.count(edge) == 1
+    # Passing the iteration count as the size instead: it is not invariant, and it overruns the slab.
+    report = verify_text(text.replace(edge, '"cf.br"(%40, %35#0, %40, %39, %35#0, %14)'), str(path))
+    assert "OUT_OF_BOUNDS" in report.classes, report.text()
+
+
+def test_a_target_covered_by_two_carried_timepoints_is_done_before_each() -> None:
+    # Stage 05: both carried timepoints cover both carried tensors; the caller's fence joins them.
+    # With one summary site per carrier, the accesses of the other carrier's site looked unordered
+    # at the fence (a false MISSED_WAIT).
+    path = TWO_CARRIED / "05_propagate_timepoints.generic.mlir"
+    text = path.read_text()
+    assert verify_text(text, str(path)).status == "proved"
+    # The fence signalled on the first carried timepoint alone still covers the second tensor.
+    join = '%36 = "stream.timepoint.join"(%31#1, %31#3)'
+    assert text.count(join) == 1
+    assert verify_text(text.replace(join, '%36 = "stream.timepoint.join"(%31#1, %31#1)'), str(path)).status == "proved"
+    # Signalled on the timepoint from before the loop, it covers neither.
+    assert "MISSED_WAIT" in verify_text(text.replace(join, '%36 = "stream.timepoint.join"(%20, %20)'), str(path)).classes

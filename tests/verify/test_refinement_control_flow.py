@@ -288,3 +288,30 @@ def test_a_carried_resource_in_storage_the_body_writes_is_undecided() -> None:
         "%last = ", "%last:2 = ").replace("await %last =>", "await %last#0 =>")
     r = check(text, text)
     assert r.status == "unknown" and "carries" in r.unknowns[0].reason, r.render_text()
+
+
+def test_timepoints_a_pass_adds_to_the_loop_state_do_not_shift_it() -> None:
+    # IREE's propagate-timepoints carries a timepoint next to each resource: the resources keep
+    # their place among the values the loop carries (it was a different unknown, undecided).
+    def program(with_timepoints: bool) -> str:
+        tp = ", %t: !stream.timepoint" if with_timepoints else ""
+        return f"""
+util.func public @f(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %n: index) -> !hal.buffer_view {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %now = stream.timepoint.immediate => !stream.timepoint
+  %x = stream.tensor.import on({D0}) %arg0 : !hal.buffer_view -> tensor<16xf32> in {R}{{%c64}}
+  %y = stream.tensor.import on({D0}) %arg1 : !hal.buffer_view -> tensor<16xf32> in {R}{{%c64}}
+  %r:{4 if with_timepoints else 2} = "scf.for"(%c0, %n, %c1, %x{", %now" if with_timepoints else ""}, %y{", %now" if with_timepoints else ""}) ({{
+  ^bb0(%i: index, %a: {R}{tp}, %b: {R}{tp.replace("%t", "%u")}):
+    %s = stream.async.dispatch on({D0}) @ex::@k(%a[%c0 to %c64 for %c64], %b[%c0 to %c64 for %c64]) : ({R}{{%c64}}, {R}{{%c64}}) -> {R}{{%c64}}
+    "scf.yield"(%s{", %now" if with_timepoints else ""}, %a{", %now" if with_timepoints else ""}) : ({R}{", !stream.timepoint" if with_timepoints else ""}, {R}{", !stream.timepoint" if with_timepoints else ""}) -> ()
+  }}) : (index, index, index, {R}{", !stream.timepoint" if with_timepoints else ""}, {R}{", !stream.timepoint" if with_timepoints else ""}) -> ({R}{", !stream.timepoint" if with_timepoints else ""}, {R}{", !stream.timepoint" if with_timepoints else ""})
+  %e = stream.tensor.export on({D0}) %r#{2 if with_timepoints else 1} : tensor<16xf32> in {R}{{%c64}} -> !hal.buffer_view
+  util.return %e : !hal.buffer_view
+}}
+"""
+
+    r = check(program(False), program(True))
+    assert r.status == "proved", r.render_text()

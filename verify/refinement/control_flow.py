@@ -241,8 +241,8 @@ def _snapshot(m: Machine, e: Entry) -> tuple[Any, ...]:
 
 
 def _state(m: Machine, k: int, tag: str, j: int, v: Value, init: Entry) -> Entry:
-    """Component `j` of loop `k`'s symbolic state `tag` ("x": an iteration's start, "y": after
-    the loop): the same terms in both programs."""
+    """Component `j` (among the paired values; -1 for a timepoint) of loop `k`'s symbolic state
+    `tag` ("x": an iteration's start, "y": after the loop): the same terms in both programs."""
     key = ("loop", k, tag, j)
     label = f"loop{k}.{tag}{j}"
     t = v.type
@@ -276,6 +276,9 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
     k = len(m.ctx.loops[m.program])
     m.ctx.loops[m.program].append(None)  # claimed: loops nested in this one number after it
     paired = _paired(header)
+    # The state's components are numbered among the paired values (timepoints aside), so that a
+    # pass adding timepoints to what a loop carries (IREE's propagate-timepoints) keeps the keys.
+    position = {j: i for i, j in enumerate(paired)}
     init_snap = [_snapshot(m, init[j]) for j in paired]
     world_in = (m.world_epoch, m.world)
     *header_ops, term = header.ops
@@ -300,8 +303,8 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
             m.world_epoch, m.world = ("loop", k, "x", world_in), 0
             for i, a in enumerate(memory):
                 _havoc(m, k, "x", i, a, term)
-            x = [_state(m, k, "x", j, header.arguments[j], init[j]) for j in range(len(header.arguments))]
-            sizes = [m.ctx.loop_sizes.get((k, j)) for j in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
+            x = [_state(m, k, "x", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
+            sizes = [m.ctx.loop_sizes.get((k, position[j])) for j in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
             cont, into = _run_header(m, header, header_ops, term, x, go_on, go_on)
             m.facts.assume(m.ints.to_z3(cont) != 0)
             step = _walk(m, blocks, loops, term.successors[go_on], into, _Within(h, body))
@@ -341,7 +344,7 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
     m.world_epoch, m.world = ("loop", k, "y", world_in, world_step), 0
     for i, a in enumerate(memory):
         _havoc(m, k, "y", i, a, term)
-    y = [_state(m, k, "y", j, header.arguments[j], init[j]) for j in range(len(header.arguments))]
+    y = [_state(m, k, "y", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
     if any(isinstance(e, Res) and e.alloc is not None for e in y):
         m.loop_floor, m.loop_floor_why = len(m.allocs), f"the loop at {term.location}"
     cont_y, out = _run_header(m, header, header_ops, term, y, go_on, 1 - go_on)
