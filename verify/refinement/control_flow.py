@@ -74,7 +74,7 @@ class LoopRecord:
     cont: IntExpr
     step: list[tuple[Any, ...]]
     facts: list[Fact]  # what the run of one iteration assumed (its scope and the enclosing ones)
-    sizes: list[IntExpr | None]  # per state component, the size a carried resource keeps
+    sizes: list[IntExpr | None]  # per state component, the size storage from before the loop keeps
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,7 +253,10 @@ def _state(m: Machine, k: int, tag: str, j: int, v: Value, init: Entry) -> Entry
     if isinstance(t, ResourceType):
         if not isinstance(init, Res):
             raise Undecided(f"loop state {label} is not a resource the refinement check follows")
-        size = m.ctx.loop_sizes.setdefault((k, j), init.size)
+        # Its size is part of the state too (IREE's lowered loops carry a slab whose size
+        # changes after the first iteration): compared on entry and at the back edge.
+        size = m.ints.sym((*key, "size"), f"size({label})")
+        m.facts.assume_nonneg(size)
         data = m.terms.of(m.terms.opaque(key, f"the resource {label} the loop carries"), size)
         if m.memory_mode:
             alloc = m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False)
@@ -304,7 +307,7 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
             for i, a in enumerate(memory):
                 _havoc(m, k, "x", i, a, term)
             x = [_state(m, k, "x", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
-            sizes = [m.ctx.loop_sizes.get((k, position[j])) for j in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
+            sizes = [None for _ in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
             cont, into = _run_header(m, header, header_ops, term, x, go_on, go_on)
             m.facts.assume(m.ints.to_z3(cont) != 0)
             step = _walk(m, blocks, loops, term.successors[go_on], into, _Within(h, body))
@@ -405,10 +408,9 @@ def check_loops(ctx: Context) -> None:
             cmp = Comparer(ctx)
             for j, (sb, sa) in enumerate(zip(b.step, a.step)):
                 for rec in (b, a):
-                    size = rec.sizes[j]
-                    if rec.step[j][0] == "res" and (size is None or not ctx.facts.must_eq(rec.step[j][1], size, where)):
-                        raise Undecided(f"{where}: the resource the loop carries as value {j} changes size in an iteration "
-                                        "(a carried resource's size is the one it entered with)")
+                    size = rec.sizes[j]  # storage from before the loop keeps its size
+                    if rec.step[j][0] == "res" and size is not None and not ctx.facts.must_eq(rec.step[j][1], size, where):
+                        raise Undecided(f"{where}: the storage the loop writes as state {j} changes size in an iteration")
                 if not _same(ctx, cmp, sb, sa, f"{where}, state {j} after an iteration"):
                     raise Undecided(f"{where} compute different states in one iteration from the same state (value {j}, "
                                     "timepoints aside): the relation 'equal loop states' does not hold")
