@@ -470,13 +470,7 @@ class _Loop:
     def _monotone(self) -> dict[int, Value]:
         """Index slots every back edge increments by a non-negative constant: at least their initial value."""
         defs = defining_ops(self.g.op.regions[0])
-        blocks = self.g.blocks
-        edges: list[tuple[Value, ...]] = []
-        for i, b in enumerate(blocks):
-            last = b.ops[-1] if b.ops else None
-            if last is None or self.header not in last.successors or not _reaches(blocks, self.header, i):
-                continue
-            edges.extend(_branch_args(last, self.header))
+        edges = self._back_edges()
         out: dict[int, Value] = {}
         for j, (arg, init) in enumerate(zip(self.args, self.init)):
             if isinstance(arg.type, (ResourceType, TimepointType)) or not edges:
