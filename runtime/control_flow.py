@@ -45,13 +45,13 @@ defined in a block are bound again each time it runs; every binding replaces the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from runtime.status import ExecutionError, Status, StatusCode
-from stream.ir.attributes import DenseArrayAttr, DenseAttr
+from stream.dialect.scf_cf import case_values
+from stream.ir.attributes import DenseArrayAttr
 from stream.ir.core import Block, Location, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, RuleTable
@@ -147,23 +147,9 @@ def _cond_br(m: Machine, op: Op) -> Jump:
     return Jump(_successor(op, 1), op.operands[1 + n_true : 1 + n_true + n_false])
 
 
-_INT = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|\d+)")
-
-
-def _case_values(op: Op, name: str) -> list[int]:
-    attr = op.properties.get(name)
-    if isinstance(attr, DenseArrayAttr):
-        return [int(v) for v in attr.values]
-    if isinstance(attr, DenseAttr) and not attr.body.strip().startswith('"'):
-        return [int(t, 16) if t.lstrip("+-").startswith("0x") else int(t) for t in _INT.findall(attr.body)]
-    if attr is None:
-        return []
-    raise DiagnosticError.at(op.location, f"'{op.name}': cannot read the case values {attr}")
-
-
 def _switch(m: Machine, op: Op) -> Jump:
     _, n_default, _ = _segments(op, "operandSegmentSizes", 3)
-    cases = _case_values(op, "case_values")
+    cases = case_values(op, "case_values")
     sizes = _segments(op, "case_operand_segments", len(cases)) if cases else ()
     flag = int(m.decide(op.operands[0]))
     start = 1 + n_default
@@ -337,7 +323,7 @@ def _execute_region(m: Machine, op: Op) -> None:
 
 def _index_switch(m: Machine, op: Op) -> None:
     index = int(m.decide(op.operands[0]))
-    cases = _case_values(op, "cases")
+    cases = case_values(op, "cases")
     taken = 1 + cases.index(index) if index in cases else 0
     if taken >= len(op.regions):
         raise DiagnosticError.at(op.location, f"'scf.index_switch' has {len(op.regions)} region(s) for {len(cases)} case(s)")

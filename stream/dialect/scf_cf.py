@@ -19,11 +19,13 @@ MLIR's printers byte for byte, including `scf.for`'s two spaces before an induct
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from stream.dialect.common import ANY, anyv, unit
-from stream.ir.attributes import DenseArrayAttr, UnitAttr
+from stream.ir.attributes import DenseArrayAttr, DenseAttr, UnitAttr
 from stream.ir.core import Op
+from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import Operand, OpSpec, RegionSpec, Result, define
 from stream.ir.types import I1, I32, INDEX, FunctionType, Type
 
@@ -334,4 +336,22 @@ _define(OpSpec(
     custom_print=_print_cond_br,
 ))
 
-__all__: list[str] = []
+
+# -- case values (cf.switch `case_values`, scf.index_switch `cases`), read by every layer ----------
+_INT = re.compile(r"[-+]?(?:0x[0-9a-fA-F]+|\d+)")
+
+
+def case_values(op: Op, name: str) -> list[int]:
+    """The integers of a switch's case attribute (a dense array, or a dense elements attribute);
+    DiagnosticError when it is something else."""
+    attr = op.properties.get(name)
+    if isinstance(attr, DenseArrayAttr):
+        return [int(v) for v in attr.values]
+    if isinstance(attr, DenseAttr) and not attr.body.strip().startswith('"'):
+        return [int(t, 16) if t.lstrip("+-").startswith("0x") else int(t) for t in _INT.findall(attr.body)]
+    if attr is None:
+        return []
+    raise DiagnosticError.at(op.location, f"'{op.name}': cannot read the case values {attr}")
+
+
+__all__ = ["case_values"]

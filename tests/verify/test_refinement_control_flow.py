@@ -318,3 +318,62 @@ util.func public @f(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %n: index)
 
     r = check(program(False), program(True))
     assert r.status == "proved", r.render_text()
+
+
+SWITCH = """
+util.func public @f(%flag: i32, %a: index, %b: index) -> index {
+  %c2 = arith.constant 2 : index
+  "cf.switch"(%flag, %a, %b)[^bb1, ^bb1, ^bb2] <{case_operand_segments = array<i32: 1, 0>, case_values = dense<[CASES]> : tensor<2xi32>, operandSegmentSizes = array<i32: 1, 1, 1>}> : (i32, index, index) -> ()
+^bb1(%r: index):
+  util.return %r : index
+^bb2:
+  %d = arith.muli %b, %c2 : index
+  util.return %d : index
+}
+"""
+CHAIN = """
+util.func public @f(%flag: i32, %a: index, %b: index) -> index {
+  %c2 = arith.constant 2 : index
+  %m1 = arith.constant -1 : i32
+  %c7 = arith.constant 7 : i32
+  %is_m1 = arith.cmpi eq, %flag, %m1 : i32
+  %is_7 = arith.cmpi eq, %flag, %c7 : i32
+  "cf.cond_br"(%is_m1, %b)[^bb1, ^bb3] <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i1, index) -> ()
+^bb3:
+  "cf.cond_br"(%is_7, %a)[^bb2, ^bb1] <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (i1, index) -> ()
+^bb1(%r: index):
+  util.return %r : index
+^bb2:
+  %d = arith.muli %b, %c2 : index
+  util.return %d : index
+}
+"""
+
+
+def test_a_switch_is_followed_case_by_case() -> None:
+    # Case -1 (spelled as the 32-bit pattern 4294967295, as MLIR may print it) passes %b, case 7
+    # doubles %b, the default passes %a; the same as two conditional branches.
+    assert check(SWITCH.replace("CASES", "4294967295, 7"), CHAIN).status == "proved"
+    r = check(SWITCH.replace("CASES", "4294967295, 8"), CHAIN)  # another case value
+    assert r.status == "mismatch", r.render_text()
+
+
+INDEX_SWITCH = """
+util.func public @f(%i: index, %a: index, %b: index) -> index {
+  %r = "scf.index_switch"(%i) <{cases = array<i64: 2, 5>}> ({
+    "scf.yield"(%a) : (index) -> ()
+  }, {
+    "scf.yield"(%b) : (index) -> ()
+  }, {
+    %s = arith.addi %a, %b : index
+    "scf.yield"(%s) : (index) -> ()
+  }) : (index) -> index
+  util.return %r : index
+}
+"""
+
+
+def test_an_index_switch_runs_the_region_of_its_case() -> None:
+    assert check(INDEX_SWITCH, INDEX_SWITCH).status == "proved"
+    swapped = INDEX_SWITCH.replace("array<i64: 2, 5>", "array<i64: 5, 2>")
+    assert check(INDEX_SWITCH, swapped).status == "mismatch"

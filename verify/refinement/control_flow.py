@@ -44,13 +44,14 @@ from typing import Any
 
 import z3
 
+from stream.dialect.scf_cf import case_values
 from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import OpSet
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TimepointType
 from stream.ir.walk import Function
 from verify.cfg import lower_loops
 from verify.control_flow import loop_headers
-from verify.paths import cond_br_groups
+from verify.paths import cond_br_groups, switch_edges
 from verify.refinement.compare import Comparer
 from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.machine import BufView, Context, Entry, LoopWrite, Machine, Res, rule
@@ -189,7 +190,42 @@ def _successor(m: Machine, term: Op) -> tuple[int, list[Entry]]:
         cond, on_true, on_false = cond_br_groups(term)
         taken = decide(m, cond, term)
         return term.successors[0 if taken else 1], [m.entry(v) for v in (on_true if taken else on_false)]
+    if term.name == "cf.switch":
+        edges = switch_edges(term)
+        for i, case in enumerate(case_values(term, "case_values")):
+            if _is_case(m, term.operands[0], case, term):
+                dest, args = edges[1 + i]
+                return dest, [m.entry(v) for v in args]
+        dest, args = edges[0]
+        return dest, [m.entry(v) for v in args]
     raise Undecided(f"the terminator '{term.name}' at {term.location} is not followed by the refinement check")
+
+
+def _is_case(m: Machine, flag: Value, case: int, at: Op) -> bool:
+    """Does the switch's `flag` equal `case`? (Decided, or split on.) A case value is an N-bit
+    pattern: it is read as a signed N-bit integer, as the flag's other values are."""
+    e = m.entry(flag)
+    if not (type(e) is int or isinstance(e, Poly)):
+        raise Undecided(f"the flag of '{at.name}' at {at.location} is not an integer the refinement check follows")
+    if isinstance(flag.type, IntegerType):
+        w = flag.type.width
+        case %= 1 << w
+        if case >= 1 << (w - 1) and flag.type.signedness != "u":
+            case -= 1 << w
+    return m.facts.must_eq(e, case, f"the case {case} of '{at.name}' at {at.location}")
+
+
+@rule("scf.index_switch")
+def _index_switch(m: Machine, op: Op) -> None:
+    # Regions: the default, then one per case value.
+    index = 0
+    for i, case in enumerate(case_values(op, "cases")):
+        if _is_case(m, op.operands[0], case, op):
+            index = 1 + i
+            break
+    blocks = op.regions[index].blocks
+    for r, e in zip(op.results, run_region(m, blocks[0], []) if blocks else []):
+        m.set(r, e)
 
 
 def _walk(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]], start: int, args: list[Entry],
