@@ -25,10 +25,13 @@ Control flow (several blocks, `scf.for`/`if`/`while`/`execute_region`/`index_swi
 what is known at an op is what the ops that ran on *every* path to it establish. Those are the
 ops before it in its block, the ops of the blocks that dominate its block (each ran to its end on
 every path here, in its latest run, which defined the values seen here), and, in an `scf`
-region, what was known before the op holding the region. Nothing is assumed of a block's
-arguments or of an `scf` op's results (they cover only themselves), so at a join point or loop
-header the coverage is what every incoming path shares through the dominators: a subset of the
-intersection over the paths, never more. Control-flow ops and terminators are not host
+region, what was known before the op holding the region. Of a block's arguments and an `scf`
+op's results nothing is assumed (they cover only themselves), so at a join point or loop header
+the coverage is what every incoming path shares through the dominators: a subset of the
+intersection over the paths, never more. The one exception is an inductive fact about an
+`scf.for`'s carried timepoint: the timepoints from before the loop that its initial value covers
+and that every iteration's yielded value covers again, assuming the argument covers them
+(`_carried_coverage`). Control-flow ops and terminators are not host
 consumers here: passing an awaited value to a branch, a loop or a yield orders nothing by
 itself (an await orders only the users of its results).
 
@@ -42,11 +45,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from stream.analysis.timepoint_coverage import AWAIT_HOLDERS, TimepointCoverage
+from stream.ir.attributes import DenseArrayAttr
 from stream.ir.core import Block, Location, Module, Op, Region, Value
 from stream.ir.interfaces import awaited, awaits_group
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
-from stream.ir.types import TIMEPOINT
+from stream.ir.types import I32, TIMEPOINT, TimepointType
 from stream.ir.verifier import dominators
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import build
@@ -247,7 +251,8 @@ def _elide_block(block: Block, known: list[Op], mapping: dict[Value, Value]) -> 
     for op in block.ops:
         rule = _RULES.get(op.name)
         if op.regions and _control(op):
-            regions = tuple(_elide_region(region, [*known, *ran], mapping) for region in op.regions)
+            carried = _carried_coverage(r, op, [*known, *ran])
+            regions = tuple(_elide_region(region, [*known, *ran, *carried], mapping) for region in op.regions)
             new = op if all(a is b for a, b in zip(regions, op.regions)) else op.replace(regions=regions)
             r.ops.append(remap_op(new, r.mapping))
         elif rule is None or id(op) not in position:
@@ -258,6 +263,47 @@ def _elide_block(block: Block, known: list[Op], mapping: dict[Value, Value]) -> 
     if len(r.ops) == len(block.ops) and all(a is b for a, b in zip(r.ops, block.ops)):
         return block
     return Block(block.arguments, tuple(r.ops))
+
+
+def _carried_coverage(r: _Round, op: Op, before: list[Op]) -> list[Op]:
+    """For an `scf.for`: what each carried timepoint covers in every iteration, as stand-in ops
+    for the body's analysis (an execute awaiting a join of those timepoints, whose result is the
+    carried block argument). A set S of timepoints from before the loop qualifies when the
+    initial value covers S and, assuming the block argument covers S, so does the value the body
+    yields: by induction the argument covers S at every iteration. S starts as what the initial
+    value covers of the outer timepoints the body uses and shrinks to a fixed point."""
+    if op.name != "scf.for" or not op.regions or not op.regions[0].blocks:
+        return []
+    body = op.regions[0].blocks[0]
+    if not body.ops or body.ops[-1].name != "scf.yield":
+        return []
+    inits, args, yields = op.operands[3:], body.arguments[1:], body.ops[-1].operands
+    inner = {v for o in op.walk() if o is not op for v in o.results} | {a for region in op.regions for b in region.blocks for a in b.arguments}
+    outer = list(dict.fromkeys(v for o in op.walk() if o is not op for v in o.operands
+                               if isinstance(v.type, TimepointType) and v not in inner))
+    covered = {k: [t for t in outer if t is not inits[k] and r.coverage.covers(inits[k], t)]
+               for k, a in enumerate(args) if isinstance(a.type, TimepointType) and k < len(inits) and k < len(yields)}
+    for _ in range(len(outer) + 1):
+        stand_ins = _stand_ins(args, covered)
+        ordered = [o for o in (*before, *stand_ins, *body.ops) if not _control(o)]
+        coverage = TimepointCoverage.of(Block((), tuple(ordered)))
+        kept = {k: [t for t in ts if coverage.covers(yields[k], t)] for k, ts in covered.items()}
+        if kept == covered:
+            return stand_ins
+        covered = kept
+    return []  # does not converge (it cannot: each round drops a timepoint): assume nothing
+
+
+def _stand_ins(args: tuple[Value, ...], covered: dict[int, list[Value]]) -> list[Op]:
+    out: list[Op] = []
+    for k, ts in covered.items():
+        if not ts:
+            continue
+        join = build("stream.timepoint.join", {"await_timepoints": tuple(ts)}, {"result_timepoint": TIMEPOINT})
+        out.append(join)
+        out.append(Op("stream.cmd.execute", operands=(join.results[0],), results=(args[k],),
+                      properties={"operandSegmentSizes": DenseArrayAttr(I32, (0, 0, 1))}, regions=(Region((Block((), ()),)),)))
+    return out
 
 
 _PURE_TIMEPOINT_OPS = OpSet(

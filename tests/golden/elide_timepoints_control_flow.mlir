@@ -141,3 +141,33 @@ util.func public @loopIsNoHostWait(%n: index) -> () {
   %d = stream.resource.dealloca await(%e0) => %r : !stream.resource<staging>{%c64} => !stream.timepoint
   util.return
 }
+
+// -----
+
+// What a carried timepoint covers in every iteration (by induction: its initial value covers the alloca's timepoint, and so does each copy it passes on): the copy waits for the carried timepoint alone.
+// CHECK-LABEL: @loopCarriedCoverage
+// CHECK: scf.for
+// CHECK-NOT: stream.timepoint.join
+// CHECK: stream.cmd.execute await(%{{[a-z0-9_]+}}) =>
+// CHECK: scf.yield
+util.func public @loopCarriedCoverage(%n: index) -> () {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : i32
+  %c64 = arith.constant 64 : index
+  %a, %at = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+  %b, %bt = stream.resource.alloca uninitialized await(%at) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %f = stream.cmd.execute await(%bt) => with(%a as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.fill %c7, %x[%c0 for %c64] : i32 -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%t = %f) -> (!stream.timepoint) {
+    %j = stream.timepoint.join max(%t, %bt) => !stream.timepoint
+    %copy = stream.cmd.execute await(%j) => with(%a as %x: !stream.resource<transient>{%c64}, %b as %y: !stream.resource<transient>{%c64}) {
+      stream.cmd.copy %x[%c0], %y[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<transient>{%c64}
+    } => !stream.timepoint
+    scf.yield %copy : !stream.timepoint
+  }
+  %da = stream.resource.dealloca await(%last) => %a : !stream.resource<transient>{%c64} => !stream.timepoint
+  %db = stream.resource.dealloca await(%da) => %b : !stream.resource<transient>{%c64} => !stream.timepoint
+  util.return
+}

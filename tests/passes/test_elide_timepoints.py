@@ -144,7 +144,8 @@ def control_flow_case(name: str) -> ir.Module:
     return parse(chunk)
 
 
-@pytest.mark.parametrize("name", ["dominatedBlock", "joinPointKeepsWait", "hostWaitInDominator", "loopBody", "loopIsNoHostWait"])
+@pytest.mark.parametrize("name", ["dominatedBlock", "joinPointKeepsWait", "hostWaitInDominator", "loopBody", "loopIsNoHostWait",
+                                  "loopCarriedCoverage"])
 def test_control_flow_outputs_are_proved(name: str) -> None:
     module = control_flow_case(name)
     accepted(module, elide_timepoints(module), "elide-timepoints")
@@ -171,3 +172,19 @@ def test_a_loop_using_an_awaited_value_is_no_host_wait(monkeypatch: pytest.Monke
     monkeypatch.setattr(elide, "_control", lambda op: op.dialect == "cf" or op.name == "scf.yield")
     broken = elide_timepoints(module)
     assert rejection(module, broken, "elide-timepoints")
+
+
+def test_a_carried_timepoint_covers_only_what_every_iteration_passes_on() -> None:
+    """The copy's wait for %bt is dropped only because every iteration passes on a timepoint
+    covering %bt (the copy itself). Passing on the first alloca's timepoint instead breaks the
+    induction: from the second iteration on %t does not cover %bt, and the join stays."""
+    module = control_flow_case("loopCarriedCoverage")
+    out = elide_timepoints(module)
+    accepted(module, out, "elide-timepoints")
+    assert "stream.timepoint.join" not in ir.print_module(out)
+    text = ir.print_module(module).replace("scf.yield %copy : !stream.timepoint", "scf.yield %at : !stream.timepoint")
+    assert "scf.yield %at" in text
+    broken_induction = parse(text)
+    out = elide_timepoints(broken_induction)
+    accepted(broken_induction, out, "elide-timepoints")
+    assert "stream.timepoint.join max(%t, %bt)" in ir.print_module(out)
