@@ -273,7 +273,8 @@ class _Loop:
             operands = () if carrier[0] == "host" else (yields[carrier[1]],)
             demands.append((plan_op(GHOST_NEXT, operands, (), nxt, at), nxt))
         try:
-            run = self.c.run(label, (*seg.ops, *(d for d, _ in demands)), self._classifier(head, [n for _, n in demands]), failed, models)
+            run = self.c.run(label, (*seg.ops, *(d for d, _ in demands)), self._classifier(head, [n for _, n in demands], head_index),
+                             failed, models)
         finally:
             for d, _ in demands:
                 forget(d)
@@ -310,7 +311,7 @@ class _Loop:
         return out
 
     # -- classification of obligations ---------------------------------------------------------------
-    def _classifier(self, head: HeadPlan | None, demands: list[NextPlan]) -> Classifier:
+    def _classifier(self, head: HeadPlan | None, demands: list[NextPlan], head_index: int = 0) -> Classifier:
         at_back_edge = bool(demands)
 
         def classify(model: FunctionModel, ob: Obligation) -> str:
@@ -331,7 +332,12 @@ class _Loop:
                     if not others or any(s.order < ghosts[0].order for s in others):
                         return "drop"
             if at_back_edge and ob.cls == "LEAK":
-                return "drop"  # the function does not end at a back edge
+                # The function does not end at a back edge; but a transient allocation this
+                # iteration made and does not pass on is out of reach from here on: it leaks.
+                made_here = ob.first is not None and ob.first.order[0] >= head_index
+                passed = {view.alloc.id for d in demands for v in d.yields
+                          if isinstance(v.type, ResourceType) and (view := model.storage.view(v)) is not None}
+                return "report" if made_here and ob.alloc is not None and ob.alloc.id not in passed else "drop"
             return "report"
 
         return classify
