@@ -85,5 +85,6 @@ SYNTAX_ONLY = OpSet("SYNTAX_ONLY", "Ops registered for their syntax only: the ta
     "hal.fence.signal", "hal.fence.fail", "hal.fence.query", "hal.buffer_view.dim",
     "stream.resource.try_map", "stream.file.constant", "stream.file.read", "stream.file.write",
     # Host control flow (stream.dialect.scf_cf): every layer follows it by name, not by rule.
-    "scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.yield", "scf.condition", "cf.br", "cf.cond_br",
+    "scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.index_switch", "scf.yield", "scf.condition", "cf.br",
+    "cf.cond_br", "cf.switch",
 })

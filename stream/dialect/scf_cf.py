@@ -7,14 +7,18 @@
     %v = scf.if %c -> (i32) { scf.yield %x : i32 } else { scf.yield %y : i32 }
     %w = scf.while (%arg0 = %x) : (i32) -> i32 { ... scf.condition(%cc) %arg0 : i32 } do { ^bb0(%arg1: i32): ... }
     %e = scf.execute_region -> i32 { ... }
+    %s = scf.index_switch %i -> i32 case 2 { ... } default { ... }     (one `case`/`default` per line)
     cf.br ^bb2(%a : index)
     cf.cond_br %c, ^bb1(%x : i32), ^bb2
+    cf.switch %f : i32, [default: ^bb1, 42: ^bb2(%a : index)]          (one destination per line)
 
 Only the syntax lives here (each layer follows control flow by op name: `verify.paths`,
 `verify.cfg`, `runtime.control_flow`, `verify.refinement.control_flow`), so registering these ops
 changes no verdict; they are SYNTAX_ONLY for the tables that require a rule per op. Printing follows
 MLIR's printers byte for byte, including `scf.for`'s two spaces before an induction variable type
-(`step %s  : i32 {`). `cf.switch` and `scf.index_switch` are read in generic form only.
+(`step %s  : i32 {`), `scf.index_switch`'s space after its result types and its `{}` for a region
+holding only an empty `scf.yield`, and `cf.switch`'s `]` on the default's line when it has no
+cases.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ from stream.dialect.common import ANY, anyv, unit
 from stream.ir.attributes import DenseArrayAttr, DenseAttr, UnitAttr
 from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.spec import Operand, OpSpec, RegionSpec, Result, define
-from stream.ir.types import I1, I32, INDEX, FunctionType, Type
+from stream.ir.spec import Attr, Operand, OpSpec, RegionSpec, Result, define
+from stream.ir.types import I1, I32, I64, INDEX, FunctionType, Type
 
 if TYPE_CHECKING:
     from stream.ir.parser import Parser, UnresolvedOperand
@@ -205,6 +209,59 @@ def _print_execute_region(pr: Printer, op: Op) -> None:
     _other_attrs(pr, op, ("no_inline",))
 
 
+# -- scf.index_switch -------------------------------------------------------------------------------
+def _parse_index_switch(p: Parser, state: OpState) -> None:
+    arg = p.resolve_all([p.parse_operand()], [INDEX])
+    state.operands = arg
+    if p.accept("->"):  # `-> i32, index`: a declarative type list, no parentheses
+        state.result_types = [p.parse_type()]
+        while p.accept(","):
+            state.result_types.append(p.parse_type())
+    cases: list[int] = []
+    regions = []
+    while p.accept_keyword("case"):
+        cases.append(_parse_case_value(p))
+        regions.append(p.parse_region(implicit_terminator="scf.yield"))
+    p.expect_keyword("default")
+    default = p.parse_region(implicit_terminator="scf.yield")
+    state.regions.extend([default, *regions])
+    state.properties["cases"] = DenseArrayAttr(I64, tuple(cases))
+    _parse_attrs(p, state)
+
+
+def _parse_case_value(p: Parser) -> int:
+    negative = p.accept("-")
+    tok = p.lexer.next()
+    try:
+        value = int(tok.text, 0)
+    except ValueError:
+        raise p.error("expected an integer case value", tok) from None
+    return -value if negative else value
+
+
+def _only_trivial_terminator(op: Op, index: int) -> bool:
+    blocks = op.regions[index].blocks
+    if len(blocks) != 1 or len(blocks[0].ops) != 1:
+        return False
+    last = blocks[0].ops[0]
+    return not (last.operands or last.attributes or last.properties or last.loc)
+
+
+def _print_index_switch(pr: Printer, op: Op) -> None:
+    # MLIR prints a space after the types and each case on a line of its own; a region whose
+    # block holds only an empty `scf.yield` prints as `{}` (every other terminator is printed).
+    arrow = f" -> {pr.types(r.type for r in op.results)}" if op.results else ""
+    pr.write(f" {pr.value(op.operands[0])}{arrow} ")
+    for i, value in enumerate(case_values(op, "cases")):
+        pr.newline()
+        pr.write(f"case {value} ")
+        _region(pr, op, 1 + i, False, not _only_trivial_terminator(op, 1 + i))
+    pr.newline()
+    pr.write("default ")
+    _region(pr, op, 0, False, not _only_trivial_terminator(op, 0))
+    _other_attrs(pr, op, ("cases",))
+
+
 # -- cf.br / cf.cond_br -----------------------------------------------------------------------------
 def _parse_dest(p: Parser, state: OpState) -> list:  # type: ignore[type-arg]
     """`^bb1` or `^bb1(%a, %b : T, U)`: the successor is recorded, its operands returned resolved."""
@@ -258,6 +315,62 @@ def _print_cond_br(pr: Printer, op: Op) -> None:
     pr.write(f" {pr.value(op.operands[0])}, {_print_dest(pr, op.successors[0], on_true)}, "
              f"{_print_dest(pr, op.successors[1], on_false)}")
     _other_attrs(pr, op, ("operandSegmentSizes",))
+
+
+def _parse_switch(p: Parser, state: OpState) -> None:
+    flag = p.parse_operand()
+    p.expect(":")
+    flag_type = p.parse_type()
+    p.expect(",")
+    p.expect("[")
+    p.expect_keyword("default")
+    p.expect(":")
+    default = _parse_dest(p, state)
+    cases: list[int] = []
+    case_operands: list[list] = []  # type: ignore[type-arg]
+    while p.accept(","):
+        cases.append(_parse_case_value(p))
+        p.expect(":")
+        case_operands.append(_parse_dest(p, state))
+    p.expect("]")
+    state.operands = [*p.resolve_all([flag], [flag_type]), *default, *(v for vs in case_operands for v in vs)]
+    state.properties["operandSegmentSizes"] = DenseArrayAttr(I32, (1, len(default), sum(len(vs) for vs in case_operands)))
+    state.properties["case_operand_segments"] = DenseArrayAttr(I32, tuple(len(vs) for vs in case_operands))
+    if cases:
+        from stream.ir.parser import parse_attribute_text
+
+        # As MLIR prints a dense attribute: a splat when every element is the same.
+        body = str(cases[0]) if len(set(cases)) == 1 else "[" + ", ".join(str(c) for c in cases) + "]"
+        state.properties["case_values"] = parse_attribute_text(f"dense<{body}> : vector<{len(cases)}x{flag_type}>")
+    _parse_attrs(p, state)
+
+
+def _print_switch(pr: Printer, op: Op) -> None:
+    edges = []
+    sizes = op.properties.get("operandSegmentSizes")
+    segments = op.properties.get("case_operand_segments")
+    assert isinstance(sizes, DenseArrayAttr)
+    n_default = int(sizes.values[1])
+    edges.append(op.operands[1:1 + n_default])
+    start = 1 + n_default
+    for n in (segments.values if isinstance(segments, DenseArrayAttr) else ()):
+        edges.append(op.operands[start:start + int(n)])
+        start += int(n)
+    flag = op.operands[0]
+    pr.write(f" {pr.value(flag)} : {pr.type(flag.type)}, [")
+    pr.newline()
+    pr.write("  default: " + _print_dest(pr, op.successors[0], edges[0]))
+    cases = case_values(op, "case_values")
+    if not cases:
+        pr.write("]")
+    else:
+        for i, value in enumerate(cases):
+            pr.write(",")
+            pr.newline()
+            pr.write(f"  {value}: " + _print_dest(pr, op.successors[1 + i], edges[1 + i]))
+        pr.newline()
+        pr.write("]")
+    _other_attrs(pr, op, ("operandSegmentSizes", "case_operand_segments", "case_values"))
 
 
 # -- the table ---------------------------------------------------------------------------------------
@@ -355,3 +468,23 @@ def case_values(op: Op, name: str) -> list[int]:
 
 
 __all__ = ["case_values"]
+
+_define(OpSpec(
+    "scf.index_switch",
+    operands=(anyv("arg"),),
+    results=(Result("results", "variadic"),),
+    attrs=(Attr("cases", True),),
+    regions=(RegionSpec("defaultRegion", terminator="scf.yield"), RegionSpec("caseRegions", terminator="scf.yield", variadic=True)),
+    levels=ANY,
+    custom_parse=_parse_index_switch,
+    custom_print=_print_index_switch,
+))
+_define(OpSpec(
+    "cf.switch",
+    operands=(anyv("flag"), anyv("defaultOperands", "variadic"), anyv("caseOperands", "variadic")),
+    attrs=(Attr("case_values"), Attr("case_operand_segments", True)),
+    levels=ANY,
+    traits=frozenset({"terminator"}),
+    custom_parse=_parse_switch,
+    custom_print=_print_switch,
+))

@@ -438,7 +438,8 @@ def print_region_of(
 ) -> None:
     """Print region `index`; an implicit trivial terminator is left out unless `print_terminators`
     (IREE's custom printers that call printRegion with printBlockTerminators=true)."""
-    rspec = spec.regions[index] if index < len(spec.regions) else None
+    specs = spec.regions  # a trailing variadic spec covers every region from its own on
+    rspec = specs[index] if index < len(specs) else (specs[-1] if specs and specs[-1].variadic else None)
     region = op.regions[index]
     implicit = not print_terminators and rspec is not None and rspec.terminator is not None
     elide = implicit and _is_trivial_terminator(region, rspec.terminator)  # type: ignore[union-attr]

@@ -386,7 +386,7 @@ def _predecessor_comment(region: Region, index: int) -> str:
     )
     if not preds:
         return "" if index == 0 else "  // no predecessors"
-    if len(set(preds)) == 1:
+    if len(preds) == 1:  # MLIR's getSinglePredecessor: two edges from one block are two preds
         return f"  // pred: ^bb{preds[0]}"
     return f"  // {len(preds)} preds: " + ", ".join(f"^bb{i}" for i in preds)
 

@@ -85,6 +85,14 @@ class Attr:
 class RegionSpec:
     name: str
     terminator: str | None = None  # an implicit terminator the pretty form leaves out
+    variadic: bool = False  # the last region spec only: any number of regions like it (scf.index_switch's cases)
+
+    @staticmethod
+    def of(specs: tuple[RegionSpec, ...], index: int) -> RegionSpec | None:
+        """The spec of region `index` (a trailing variadic spec covers every region from its own on)."""
+        if index < len(specs):
+            return specs[index]
+        return specs[-1] if specs and specs[-1].variadic else None
 
 
 @dataclass(eq=False)

@@ -37,7 +37,7 @@ from stream.ir.diagnostics import Diagnostic, DiagnosticError, Note, source_line
 from stream.ir.interfaces import bound_accesses
 from stream.ir.op_checks import OP_CHECKS
 from stream.ir.rule_table import Requirement, RuleTable
-from stream.ir.spec import Attr, OpSpec, SegmentError, spec_of
+from stream.ir.spec import Attr, OpSpec, RegionSpec, SegmentError, spec_of
 from stream.ir.symbols import symbol_diagnostics
 from stream.ir.types import I32, INDEX, FunctionType, IndexType, Lifetime, ResourceType, TimepointType, Type
 from stream.ir.walk import FUNCTION_OPS, Function, constant_int, defining_ops
@@ -111,11 +111,14 @@ def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> bool:
         if problem is not None:
             c.error(op, f"the '{attr.name}' attribute of '{op.name}' must be {problem}, found {value}")
             ok = False
-    if spec.regions and len(op.regions) != len(spec.regions):
-        c.error(op, f"'{op.name}' expects {len(spec.regions)} region(s), found {len(op.regions)}")
+    variadic = bool(spec.regions) and spec.regions[-1].variadic
+    fixed = len(spec.regions) - 1 if variadic else len(spec.regions)
+    if spec.regions and (len(op.regions) < fixed if variadic else len(op.regions) != fixed):
+        c.error(op, f"'{op.name}' expects {'at least ' if variadic else ''}{fixed} region(s), found {len(op.regions)}")
         ok = False
-    for rspec, region in zip(spec.regions, op.regions):
-        if rspec.terminator is None:
+    for index, region in enumerate(op.regions):
+        rspec = RegionSpec.of(spec.regions, index)
+        if rspec is None or rspec.terminator is None:
             continue
         for block in region.blocks:
             if not block.ops or block.ops[-1].name != rspec.terminator:

@@ -353,11 +353,18 @@ def multi_block_region(g: Gen) -> Region:
         g.random_ops(hi=2)
         if i + 1 < n:  # branch to the chosen later block, passing its arguments
             passed = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
-            kind = g.pick(("test.br", "cf.br", "cf.cond_br"))
+            kind = g.pick(("test.br", "cf.br", "cf.cond_br", "cf.switch"))
             if kind == "cf.cond_br":  # both ways to the same block: the dominators stay as computed
                 other = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
                 sizes = DenseArrayAttr(I32, (1, len(passed), len(other)))
                 g.emit(Op("cf.cond_br", (g.value(I1), *passed, *other), properties=freeze({"operandSegmentSizes": sizes}),
+                          successors=(targets[i], targets[i])))
+            elif kind == "cf.switch":  # a default and one case, both to the same block
+                other = [g.value(t) for t in arg_types[targets[i]]]  # type: ignore[arg-type]
+                props = {"operandSegmentSizes": DenseArrayAttr(I32, (1, len(passed), len(other))),
+                         "case_operand_segments": DenseArrayAttr(I32, (len(other),)),
+                         "case_values": DenseAttr(str(g.count(0, 9)), OpaqueType("vector<1xi32>"))}
+                g.emit(Op("cf.switch", (g.value(I32), *passed, *other), properties=freeze(props),
                           successors=(targets[i], targets[i])))
             else:
                 g.emit(Op(kind, tuple(passed), successors=(targets[i],)))

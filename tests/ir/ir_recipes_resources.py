@@ -29,6 +29,7 @@ from stream.ir.attributes import (
     ArrayAttr,
     Attribute,
     BoolAttr,
+    DenseArrayAttr,
     FloatAttr,
     IntegerAttr,
     OpaqueAttr,
@@ -374,3 +375,16 @@ def _scf_execute_region(g: Gen) -> None:
         _yield_of(g, carried)
 
     g.build("scf.execute_region", {}, {"results": carried}, {"no_inline": UnitAttr() if g.flag(0.2) else None}, (g.region([], fill),))
+
+
+@recipe("scf.index_switch", region=True)
+def _scf_index_switch(g: Gen) -> None:
+    carried = _carried(g)
+    cases = sorted({g.draw(st.integers(-3, 9)) for _ in range(g.count(0, 3))})
+
+    def fill(args: list[Value]) -> None:
+        g.random_ops(hi=2)
+        _yield_of(g, carried)
+
+    regions = tuple(g.region([], fill) for _ in range(1 + len(cases)))
+    g.build("scf.index_switch", {"arg": g.index()}, {"results": carried}, {"cases": DenseArrayAttr(I64, tuple(cases))}, regions)

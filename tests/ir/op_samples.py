@@ -446,6 +446,43 @@ module {
 }
 """
 
+# Switches in MLIR's pretty syntax, exactly as iree-opt 3.13 printed them: scf.index_switch with
+# and without results (a space after the types, spelled `\x20` here; a region holding only an
+# empty `scf.yield` prints as `{}`), cf.switch with cases and with a default only (`]` on the default's line).
+SAMPLES["scf_cf_switches"] = """\
+module {
+  util.func public @f(%arg0: index, %arg1: i32) {
+    %c0 = arith.constant 0 : index
+    scf.index_switch %arg0\x20
+    case 2 {
+      "test.op"() : () -> ()
+      scf.yield
+    }
+    default {
+    }
+    %0:2 = scf.index_switch %arg0 -> i32, index\x20
+    case 2 {
+      scf.yield %arg1, %arg0 : i32, index
+    }
+    case 5 {
+      scf.yield %arg1, %c0 : i32, index
+    }
+    default {
+      scf.yield %arg1, %arg0 : i32, index
+    }
+    cf.switch %arg1 : i32, [
+      default: ^bb1,
+      1: ^bb2(%arg0 : index)
+    ]
+  ^bb1:  // pred: ^bb0
+    cf.switch %arg1 : i32, [
+      default: ^bb2(%c0 : index)]
+  ^bb2(%1: index):  // 2 preds: ^bb0, ^bb1
+    util.return
+  }
+}
+"""
+
 # IREE 3.13's parameter ops exactly as its iree-opt printed them (tests/data/iree_parameters/).
 SAMPLES["async_parameters"] = """\
 module {

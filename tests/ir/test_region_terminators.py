@@ -67,3 +67,16 @@ def test_cmd_execute_leaves_out_its_empty_yield() -> None:
     printed = ir.print_module(ir.parse_module(CMD, "c.mlir"))
     assert printed.rstrip("\n") == CMD_EXPECTED.rstrip("\n")
     assert ir.print_module(ir.parse_module(printed, "d.mlir")) == printed
+
+
+def test_two_edges_from_one_block_are_two_predecessors() -> None:
+    # As iree-opt 3.13 prints it (MLIR's getSinglePredecessor counts edges, not blocks).
+    text = """util.func public @f(%c: i1) {
+  cf.cond_br %c, ^bb1, ^bb1
+^bb1:
+  util.return
+}
+"""
+    from stream.ir import parse_module, print_module
+
+    assert "^bb1:  // 2 preds: ^bb0, ^bb0" in print_module(parse_module(text, "t.mlir"))

@@ -67,5 +67,5 @@ def test_families_cover_every_registered_op() -> None:
                   "util.global", "util.initializer", "stream.executable", "stream.executable.end", "stream.executable.export",
                   "stream.binding.subspan", "stream.dispatch.workgroup.id", "stream.dispatch.workgroup.count",
                   "stream.dispatch.workgroup.size", "stream.async.func", "stream.cmd.func",
-                  "scf.yield", "scf.condition", "cf.br", "cf.cond_br"}  # the last two: multi_block_region
+                  "scf.yield", "scf.condition", "cf.br", "cf.cond_br", "cf.switch"}  # the cf ones: multi_block_region
     assert sorted(set(registered_names()) - drawn - structural) == []
