@@ -1,7 +1,8 @@
 """TimepointCoverage: which timepoints are certainly reached when another one is.
 
 `cov(t)` is the set of timepoints guaranteed reached whenever `t` is reached. It is computed over
-one straight-line block (the passes refuse multi-block functions and `scf`), in program order,
+one straight-line sequence of ops (elide-timepoints builds one per block from the ops that ran on every
+path to it: `stream.passes.elide_timepoints`), in program order,
 from these rules (SPEC section 3.1):
 
 * a timeline op's result timepoint (`cmd.execute`, `async.execute`, `resource.alloca`,
