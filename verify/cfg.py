@@ -33,7 +33,8 @@ from stream.ir.types import I1, I32
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
 
-__all__ = ["lower_loops", "has_structured_loop", "forward_invariant_arguments"]
+__all__ = ["lower_loops", "has_structured_loop", "forward_invariant_arguments", "cond_br_groups", "switch_edges", "branch_edges",
+           "reaches"]
 
 STRUCTURED_LOOPS = OpSet("STRUCTURED_LOOPS", "The scf loops rewritten into blocks and branches.", {"scf.for", "scf.while"})
 _SLT, _ULT = 2, 6  # arith.cmpi predicates
@@ -185,17 +186,9 @@ def forward_invariant_arguments(func: Function) -> Function:
         term = block.ops[-1] if block.ops else None
         if term is None or not term.successors:
             continue
-        if term.name == "cf.br":
-            edges = [(term.successors[0], term.operands)]
-        elif term.name == "cf.cond_br":
-            sizes = term.properties.get("operandSegmentSizes")
-            if not isinstance(sizes, DenseArrayAttr) or len(sizes.values) != 3:
-                return func
-            n_true = int(sizes.values[1])
-            edges = [(term.successors[0], term.operands[1:1 + n_true]), (term.successors[1], term.operands[1 + n_true:])]
-        else:
-            return func  # a branch whose operands are not read here: nothing is forwarded
-        for target, operands in edges:
+        if term.name not in ("cf.br", "cf.cond_br"):
+            return func  # a branch `_drop_passed` does not rewrite: nothing is forwarded
+        for target, operands in branch_edges(term):
             incoming.setdefault(target, []).append(tuple(operands))
     mapping: dict[Value, Value] = {}
     for i, block in enumerate(blocks):
@@ -240,3 +233,59 @@ def _drop_passed(term: Op, keep: list[list[int]]) -> Op:
     props = dict(term.properties)
     props["operandSegmentSizes"] = DenseArrayAttr(I32, (1, len(on_true), len(on_false)))
     return term.replace(operands=(term.operands[0], *on_true, *on_false), properties=props)
+
+
+# -- branches ----------------------------------------------------------------------------------------
+def switch_edges(op: Op) -> list[tuple[int, tuple[Value, ...]]]:
+    """A `cf.switch`'s destinations with the operands each is passed: the default first."""
+    sizes = op.properties.get("operandSegmentSizes")
+    cases = op.properties.get("case_operand_segments")
+    n_cases = len(op.successors) - 1
+    case_sizes = [int(v) for v in cases.values] if isinstance(cases, DenseArrayAttr) else []
+    if not isinstance(sizes, DenseArrayAttr) or len(sizes.values) != 3 or len(case_sizes) != n_cases:
+        raise DiagnosticError.at(op.location, "cf.switch without operandSegmentSizes and case_operand_segments")
+    n_default = int(sizes.values[1])
+    edges = [(op.successors[0], op.operands[1:1 + n_default])]
+    start = 1 + n_default
+    for dest, n in zip(op.successors[1:], case_sizes):
+        edges.append((dest, op.operands[start:start + n]))
+        start += n
+    return edges
+
+
+def cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:
+    sizes = op.properties.get("operandSegmentSizes")
+    if isinstance(sizes, DenseArrayAttr) and len(sizes.values) == 3:
+        n_true = int(sizes.values[1])
+        return op.operands[0], op.operands[1:1 + n_true], op.operands[1 + n_true:]
+    raise DiagnosticError.at(op.location, "cf.cond_br without operandSegmentSizes")
+
+
+def branch_edges(term: Op) -> list[tuple[int, tuple[Value, ...]]]:
+    """Every edge of a `cf.br`, `cf.cond_br` or `cf.switch`: (destination block, the operands it
+    passes), in successor order; [] for a terminator without successors. A branch op of another
+    kind is a DiagnosticError (what it passes is not known)."""
+    if term.name == "cf.br":
+        return [(term.successors[0], tuple(term.operands))]
+    if term.name == "cf.cond_br":
+        _cond, on_true, on_false = cond_br_groups(term)
+        return [(term.successors[0], tuple(on_true)), (term.successors[1], tuple(on_false))]
+    if term.name == "cf.switch":
+        return [(dest, tuple(args)) for dest, args in switch_edges(term)]
+    if term.successors:
+        raise DiagnosticError.at(term.location, f"'{term.name}': a branch whose operands per successor are not known")
+    return []
+
+
+def reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
+    """Is block `dst` reachable from block `src` (itself included)?"""
+    seen, todo = {src}, [src]
+    while todo:
+        i = todo.pop()
+        if i == dst:
+            return True
+        for t in (blocks[i].ops[-1].successors if blocks[i].ops else ()):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return False

@@ -36,14 +36,14 @@ from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import I32, ResourceType, TimepointType
 from stream.ir.walk import Function, defining_ops
-from verify.cfg import forward_invariant_arguments, lower_loops
+from verify.cfg import branch_edges, forward_invariant_arguments, lower_loops, reaches
 from verify.checking import Classifier, check_program
 from verify.discharge import DEFAULT_RLIMIT, Stats, Verdict
 from verify.hb import HappensBefore
 from verify.loops import GHOST_HEAD, GHOST_NEXT, Carrier, HeadPlan, NextPlan, Origin, Target, forget, plan_op, query_targets
 from verify.model import READ, WRITE, FunctionModel, build_model
 from verify.obligations import Obligation
-from verify.paths import Segment, cond_br_groups, segments
+from verify.paths import Segment, segments
 from verify.report import FunctionSummary, Namer, Report, Unknown
 from verify.storage import declared_sizes
 
@@ -454,9 +454,10 @@ class _Loop:
         edges: list[tuple[Value, ...]] = []
         for i, b in enumerate(blocks):
             last = b.ops[-1] if b.ops else None
-            if last is None or self.header not in last.successors or not _reaches(blocks, self.header, i):
+            if last is None or self.header not in last.successors or not reaches(blocks, self.header, i):
                 continue
-            edges.extend(_branch_args(last, self.header))
+            # Every edge to the header (a switch may have several).
+            edges.extend(args for dest, args in branch_edges(last) if dest == self.header)
         return edges
 
     def _invariant(self) -> dict[int, Value]:
@@ -490,29 +491,6 @@ def _issued_from(model: FunctionModel, index: int) -> set[int]:
     """The ops (ids, nested ones too) of the program's top-level ops from `index` on: what the
     loop's part of a checked program issues."""
     return {id(inner) for op in model.func.body.ops[index:] for inner in op.walk()}
-
-
-def _reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
-    seen, todo = {src}, [src]
-    while todo:
-        i = todo.pop()
-        if i == dst:
-            return True
-        last = blocks[i].ops[-1] if blocks[i].ops else None
-        for t in last.successors if last is not None else ():
-            if t not in seen:
-                seen.add(t)
-                todo.append(t)
-    return False
-
-
-def _branch_args(op: Op, target: int) -> list[tuple[Value, ...]]:
-    if op.name == "cf.br":
-        return [op.operands]
-    if op.name == "cf.cond_br":
-        _c, t, f = cond_br_groups(op)
-        return [args for dest, args in zip(op.successors, (t, f)) if dest == target]
-    return []
 
 
 def _increment_of(v: Value, arg: Value, defs: dict[Value, Op]) -> bool:

@@ -33,6 +33,7 @@ from stream.ir.rule_table import OpSet
 from stream.ir.types import I1
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
+from verify.cfg import cond_br_groups, switch_edges
 
 __all__ = ["Path", "Segment", "Arrival", "paths", "segments", "has_control_flow", "MAX_PATHS", "BRANCH_REGION_OPS", "LOOP_OPS"]
 
@@ -227,31 +228,6 @@ def _alternatives(op: Op, state: _State) -> list[tuple[str, Region, Guard | None
     for value, region in zip(values, op.regions[1:]):
         out.append((f"case {value}", region, None))
     return out
-
-
-def switch_edges(op: Op) -> list[tuple[int, tuple[Value, ...]]]:
-    """A `cf.switch`'s destinations with the operands each is passed: the default first."""
-    sizes = op.properties.get("operandSegmentSizes")
-    cases = op.properties.get("case_operand_segments")
-    n_cases = len(op.successors) - 1
-    case_sizes = [int(v) for v in cases.values] if isinstance(cases, DenseArrayAttr) else []
-    if not isinstance(sizes, DenseArrayAttr) or len(sizes.values) != 3 or len(case_sizes) != n_cases:
-        raise DiagnosticError.at(op.location, "cf.switch without operandSegmentSizes and case_operand_segments")
-    n_default = int(sizes.values[1])
-    edges = [(op.successors[0], op.operands[1:1 + n_default])]
-    start = 1 + n_default
-    for dest, n in zip(op.successors[1:], case_sizes):
-        edges.append((dest, op.operands[start:start + n]))
-        start += n
-    return edges
-
-
-def cond_br_groups(op: Op) -> tuple[Value, tuple[Value, ...], tuple[Value, ...]]:
-    sizes = op.properties.get("operandSegmentSizes")
-    if isinstance(sizes, DenseArrayAttr) and len(sizes.values) == 3:
-        n_true = int(sizes.values[1])
-        return op.operands[0], op.operands[1:1 + n_true], op.operands[1 + n_true:]
-    raise DiagnosticError.at(op.location, "cf.cond_br without operandSegmentSizes")
 
 
 def _assume(state: _State, at: Op, cond: Value, taken: bool) -> None:

@@ -241,3 +241,43 @@ def test_a_target_covered_by_two_carried_timepoints_is_done_before_each() -> Non
     assert verify_text(text.replace(join, '%36 = "stream.timepoint.join"(%31#1, %31#1)'), str(path)).status == "proved"
     # Signalled on the timepoint from before the loop, it covers neither.
     assert "MISSED_WAIT" in verify_text(text.replace(join, '%36 = "stream.timepoint.join"(%20, %20)'), str(path)).classes
+
+
+SWITCH_BACK_EDGE = """
+util.func public @f(%n: index, %x: i32, %flag: i1) -> !stream.timepoint {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : i32
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %buf, %ta = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+  cf.br ^bb1(%c0, %c64, %ta : index, index, !stream.timepoint)
+^bb1(%i: index, %len: index, %t: !stream.timepoint):
+  %more = arith.cmpi slt, %i, %n : index
+  cf.cond_br %more, ^bb2, ^bb4
+^bb2:
+  %e = stream.cmd.execute await(%t) => with(%buf as %b: !stream.resource<transient>{%c64}) {
+    stream.cmd.fill %c7, %b[%c0 for %len] : i32 -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  %next = arith.addi %i, %c1 : index
+  cf.cond_br %flag, ^bb1(%next, %c64, %e : index, index, !stream.timepoint), ^bb3
+^bb3:
+  cf.switch %x : i32, [
+    default: ^bb1(%next, %c64, %e : index, index, !stream.timepoint),
+    1: ^bb1(%next, %c128, %e : index, index, !stream.timepoint)
+  ]
+^bb4:
+  %d = stream.resource.dealloca await(%t) => %buf : !stream.resource<transient>{%c64} => !stream.timepoint
+  util.return %d : !stream.timepoint
+}
+"""
+
+
+def test_every_edge_of_a_switch_back_to_the_header_counts() -> None:
+    # The loop's size is passed on as 64 by a cf.cond_br and as 64 or 128 by a cf.switch. The
+    # invariant-index fact once read only the cond_br's edge (a switch's were not collected) and
+    # proved the 64-byte fill of up to 128 bytes.
+    report = verify_text(SWITCH_BACK_EDGE, "m.mlir")
+    assert "OUT_OF_BOUNDS" in report.classes, report.text()
+    safe = SWITCH_BACK_EDGE.replace("1: ^bb1(%next, %c128, %e", "1: ^bb1(%next, %c64, %e")
+    assert verify_text(safe, "m.mlir").status == "proved"

@@ -49,9 +49,8 @@ from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import OpSet
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TimepointType
 from stream.ir.walk import Function
-from verify.cfg import lower_loops
+from verify.cfg import cond_br_groups, lower_loops, reaches, switch_edges
 from verify.control_flow import loop_headers
-from verify.paths import cond_br_groups, switch_edges
 from verify.refinement.compare import Comparer
 from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.machine import BufView, Context, Entry, LoopWrite, Machine, Res, rule
@@ -159,7 +158,7 @@ def _natural_loop(blocks: tuple[Block, ...], header: int) -> frozenset[int]:
     for i, b in enumerate(blocks):
         for t in (b.ops[-1].successors if b.ops else ()):
             preds.setdefault(t, []).append(i)
-    stack = [p for p in preds.get(header, []) if p == header or _reaches(blocks, header, p)]
+    stack = [p for p in preds.get(header, []) if reaches(blocks, header, p)]
     body = {header}
     while stack:
         x = stack.pop()
@@ -167,20 +166,6 @@ def _natural_loop(blocks: tuple[Block, ...], header: int) -> frozenset[int]:
             body.add(x)
             stack.extend(preds.get(x, []))
     return frozenset(body)
-
-
-def _reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
-    seen = {src}
-    stack = [src]
-    while stack:
-        x = stack.pop()
-        for t in (blocks[x].ops[-1].successors if blocks[x].ops else ()):
-            if t == dst:
-                return True
-            if t not in seen:
-                seen.add(t)
-                stack.append(t)
-    return False
 
 
 def _successor(m: Machine, term: Op) -> tuple[int, list[Entry]]:
