@@ -79,14 +79,16 @@ def _waits(op: Op) -> bool:
 
 def _elide_function(f: Function) -> Function:
     op = f.op
+    # In one block without control flow each op is remapped as it is rewritten; otherwise a value
+    # replaced in one block may be used in another (a dominated block, a region).
+    control = len(f.blocks) > 1 or any(_control(inner) for inner in op.walk())
     for _ in range(MAX_ROUNDS):
         mapping: dict[Value, Value] = {}
         regions = tuple(_elide_region(region, [], mapping) for region in op.regions)
         if all(a is b for a, b in zip(regions, op.regions)):
             return Function(op)
-        # A value replaced in one block may be used in another (a dominated block, a region).
-        new = remap_op(op.replace(regions=regions), _resolved(mapping))
-        op = _dead_timepoints(new)
+        new = op.replace(regions=regions)
+        op = _dead_timepoints(remap_op(new, _resolved(mapping)) if control else new)
     raise RuntimeError(f"elide-timepoints did not converge on @{f.name} in {MAX_ROUNDS} rounds")
 
 
