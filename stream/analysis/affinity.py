@@ -19,6 +19,12 @@
    places an unplaced splat on the device that uses it instead of making it on `@dev0` and
    transferring it (IREE's AffinityAnalysis does the same for cheap producers).
 
+6. A tensor an `scf.for` carries (its iter_arg and result) lives where its initial value
+   lives; an `scf.if` result where the `then` branch's yielded value lives (the fallback when
+   that value is not placed by rules 1-4). A value yielded from another device is transferred
+   back by convert-to-stream, and the loop or branch counts as a consumer needing that device
+   for rule 5.
+
 Every result lives where its op runs (transfers aside). A use on another device than where the
 value lives needs an explicit transfer; convert-to-stream inserts it, and the verifier checks
 the outcome (AFFINITY_MISMATCH).
@@ -194,7 +200,7 @@ class _Solver:
         for arg in self.func.arguments:
             if arg in self.pending:
                 self.out.placement[arg] = self._choose(demand.get(arg, {}))
-        for op in body.ops:
+        for op in _ops(body):
             if op in self.creators:
                 self._place(op, self._choose(_merge(demand.get(r, {}) for r in op.results)))
             elif op in self.follows:
@@ -223,7 +229,13 @@ class _Solver:
                     self.pending.add(arg)
                 else:
                     self.out.placement[arg] = aff
-        for op in body.ops:
+        self._forward_block(body)
+
+    def _forward_block(self, block: Block) -> None:
+        for op in block.ops:
+            if op.name in _CARRIERS:
+                self._carry(op)
+                continue
             role = _role(op)
             if role is None:
                 continue
@@ -256,10 +268,34 @@ class _Solver:
                     self.follows[op] = value
                     self.pending.update(r for r in op.results if isinstance(r.type, TensorType))
 
+    def _carry(self, op: Op) -> None:
+        """Rule 6: a tensor an `scf.for` carries lives where its initial value lives (the
+        fallback while that is not placed yet); an `scf.if` result where its `then` branch's
+        value lives (likewise). A yield on another device transfers back."""
+        if op.name == "scf.for":
+            body = op.regions[0].blocks[0]
+            for init, arg, result in zip(op.operands[3:], body.arguments[1:], op.results):
+                if isinstance(arg.type, TensorType):
+                    aff = self.out.placement.get(init, self.out.fallback)
+                    self.out.placement[arg] = self.out.placement[result] = aff
+            self._forward_block(body)
+            return
+        for region in op.regions:
+            for block in region.blocks:
+                self._forward_block(block)
+        then = op.regions[0].blocks[0].ops[-1]
+        for yielded, result in zip(then.operands, op.results):
+            if isinstance(result.type, TensorType):
+                self.out.placement[result] = self.out.placement.get(yielded, self.out.fallback)
+
     def _demand(self, body: Block) -> dict[Value, dict[tuple[str, ...], AffinityAttr]]:
         """For every pending value, the devices its consumers need (computed backwards, so that a
         follower's own needs are known before the value it follows)."""
-        uses = users(body)
+        uses: dict[Value, list[Op]] = {}
+        for op in _ops(body):
+            for v in op.operands:
+                uses.setdefault(v, []).append(op)
+        carried = _carried_values(body)
         demand: dict[Value, dict[tuple[str, ...], AffinityAttr]] = {}
 
         def needs(v: Value) -> dict[tuple[str, ...], AffinityAttr]:
@@ -274,6 +310,12 @@ class _Solver:
                 elif user in self.out.execution:
                     aff = self.out.execution[user]
                     out.setdefault(aff.devices(), aff)
+                elif user.name in _CARRIERS or user.name == "scf.yield":
+                    for index, operand in enumerate(user.operands):
+                        target = carried.get((user, index))
+                        if operand is v and target in self.out.placement:
+                            aff = self.out.placement[target]
+                            out.setdefault(aff.devices(), aff)
                 elif user.name in ("func.return", "util.return"):
                     for index, operand in enumerate(user.operands):
                         if operand is v:
@@ -282,7 +324,7 @@ class _Solver:
                                 out.setdefault(wanted.devices(), wanted)
             return out
 
-        for op in reversed(body.ops):
+        for op in reversed(list(_ops(body))):
             for r in op.results:
                 if r in self.pending:
                     demand[r] = needs(r)
@@ -290,6 +332,40 @@ class _Solver:
             if arg in self.pending:
                 demand[arg] = needs(arg)
         return demand
+
+
+# The structured control flow the input level carries tensors through (rule 6).
+_CARRIERS = frozenset({"scf.for", "scf.if"})
+
+
+def _ops(block: Block) -> list[Op]:
+    """The ops of `block` and of the regions nested in it, in program order (an op before the
+    ops of its regions)."""
+    out: list[Op] = []
+    for op in block.ops:
+        out.append(op)
+        for region in op.regions:
+            for nested in region.blocks:
+                out.extend(_ops(nested))
+    return out
+
+
+def _carried_values(block: Block) -> dict[tuple[Op, int], Value]:
+    """(an `scf` op or `scf.yield`, operand index) -> the value that operand becomes: an
+    `scf.for` initial value its iter_arg, a yielded value its parent's result."""
+    out: dict[tuple[Op, int], Value] = {}
+    for op in _ops(block):
+        if op.name == "scf.for":
+            body = op.regions[0].blocks[0]
+            for i, arg in enumerate(body.arguments[1:]):
+                out[(op, 3 + i)] = arg
+        if op.name in _CARRIERS:
+            for region in op.regions:
+                for nested in region.blocks:
+                    if nested.ops and nested.ops[-1].name == "scf.yield":
+                        for i, r in enumerate(op.results):
+                            out[(nested.ops[-1], i)] = r
+    return out
 
 
 def _merge(maps: object) -> dict[tuple[str, ...], AffinityAttr]:

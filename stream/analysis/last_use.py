@@ -9,7 +9,10 @@ Two kinds of use never end: an *escape* -- `stream.tensor.export`, a function `r
 streamproof does not model (it may keep the storage, read it later or write it) -- hands the
 storage to someone who looks at it after the function returns, so it counts as a use at the end
 of the block (`END`). The bytes an exported buffer holds are the bytes of its storage when the
-caller gets it, not when `export` ran.
+caller gets it, not when `export` ran. A use by an `scf` op (an initial value, or a value its
+regions read from outside) never ends either: the device work its last iteration or branch
+issued may still read the storage after the host has gone past it, so the storage is never
+written in place afterwards.
 
 Uses of one version go through every passthrough name of it (`StorageInfo.alias_set`): a read of
 `cast(%x)` is a read of `%x`.
@@ -51,7 +54,9 @@ class LastUse:
 
     def use_position(self, op: Op) -> int:
         """Where a use by `op` happens: its position, or END for an escape."""
-        if op.name in ESCAPING_OPS or spec_of(op) is None:
+        if op.name in ESCAPING_OPS or spec_of(op) is None or (op.regions and op.dialect == "scf"):
+            # An `scf` op issues device work that may still read what it uses after the host
+            # has gone on (the work of its last iteration or branch): its uses last to the end.
             return END
         return self.position[op]
 

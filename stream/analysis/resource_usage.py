@@ -34,7 +34,7 @@ from stream.ir.spec import spec_of
 from stream.ir.spec_registry import registered_names
 from stream.ir.types import Lifetime, ResourceType
 
-__all__ = ["Usage", "USAGE_RULES", "lifetime_for", "ResourceUsage", "Conflict", "CLASS_CONFLICT"]
+__all__ = ["Usage", "USAGE_RULES", "lifetime_for", "ResourceUsage", "Conflict", "CLASS_CONFLICT", "nested_ops", "carried_pairs"]
 
 
 class Usage(enum.Flag):
@@ -167,6 +167,35 @@ class Conflict:
 CLASS_CONFLICT = "a resource class with two different lifetimes"
 
 
+def nested_ops(block: Block) -> list[Op]:
+    """The ops of `block` and of the `scf` regions nested in it, in program order."""
+    out: list[Op] = []
+    for op in block.ops:
+        out.append(op)
+        if op.dialect == "scf":
+            for region in op.regions:
+                for inner in region.blocks:
+                    out.extend(nested_ops(inner))
+    return out
+
+
+def carried_pairs(op: Op) -> list[tuple[Value, Value]]:
+    """Pairs of values an `scf` op makes one: an `scf.for`'s initial value, iter_arg, yielded
+    value and result; an `scf.if`'s yielded values and result. They get one lifetime (a
+    class): each may be the storage of the others."""
+    out: list[tuple[Value, Value]] = []
+    if op.name == "scf.for":
+        body = op.regions[0].blocks[0]
+        for init, arg, result in zip(op.operands[3:], body.arguments[1:], op.results):
+            out += [(init, arg), (arg, result)]
+    if op.name in ("scf.for", "scf.if"):
+        for region in op.regions:
+            for inner in region.blocks:
+                if inner.ops and inner.ops[-1].name == "scf.yield":
+                    out += list(zip(inner.ops[-1].operands, op.results))
+    return out
+
+
 @dataclass(slots=True)
 class ResourceUsage:
     """Classes, usage bits and lifetimes of the resource values of one block."""
@@ -183,7 +212,12 @@ class ResourceUsage:
                 ru._add(v)
                 ru.usage[ru.find(v)] |= Usage.INDIRECT
         casts: list[tuple[Value, Value]] = []
-        for op in block.ops:
+        for op in nested_ops(block):
+            for a, b in carried_pairs(op):
+                if isinstance(a.type, ResourceType) and isinstance(b.type, ResourceType):
+                    ru._add(a)
+                    ru._add(b)
+                    ru._union(a, b)
             for r in op.results:
                 if isinstance(r.type, ResourceType):
                     ru._add(r)
@@ -259,7 +293,7 @@ class ResourceUsage:
     def conflicts(self, block: Block) -> list[Conflict]:
         """Uses whose op cannot take the lifetime of the operand's class."""
         out = []
-        for op in block.ops:
+        for op in nested_ops(block):
             for index, v in enumerate(op.operands):
                 if not isinstance(v.type, ResourceType):
                     continue

@@ -36,6 +36,7 @@ __all__ = [
     "execution_affinity",
     "used_values",
     "require_straight_line",
+    "STRUCTURED",
 ]
 
 
@@ -166,9 +167,13 @@ def used_values(op: Op) -> Iterator[Value]:
                 yield v
 
 
-def require_straight_line(op: Op, name: str, pass_name: str) -> None:
-    """Refuse what the scheduling passes do not model yet: functions with several blocks and
-    `scf` control flow (a `DiagnosticError` naming the construct)."""
+# The structured control flow the scheduling passes carry through (one block per region).
+STRUCTURED = frozenset({"scf.for", "scf.if", "scf.yield"})
+
+
+def require_straight_line(op: Op, name: str, pass_name: str, allowed: frozenset[str] = frozenset()) -> None:
+    """Refuse what the scheduling passes do not model: functions with several blocks and
+    control flow other than the `allowed` ops (a `DiagnosticError` naming the construct)."""
     blocks = op.regions[0].blocks if op.regions else ()
     if len(blocks) > 1:
         raise DiagnosticError.at(
@@ -176,8 +181,9 @@ def require_straight_line(op: Op, name: str, pass_name: str) -> None:
             f"{pass_name}: @{name} has {len(blocks)} blocks; only straight-line functions (one block) are supported",
         )
     for inner in op.walk():
-        if inner.name.startswith("scf."):
+        if inner.dialect in ("scf", "cf") and inner.name not in allowed:
+            supported = f"; supported: {', '.join(sorted(allowed))}" if allowed else ""
             raise DiagnosticError.at(
                 inner.location,
-                f"{pass_name}: '{inner.name}' in @{name} is not supported (scf control flow is not scheduled yet)",
+                f"{pass_name}: '{inner.name}' in @{name} is not supported (scf control flow is not scheduled yet{supported})",
             )

@@ -17,9 +17,10 @@ Nothing here mutates an op: copies are new ops that share everything unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from stream.analysis.streamability import STRUCTURED
 from stream.ir.attributes import Attribute, IntegerAttr
 from stream.ir.core import UNKNOWN_LOC, Block, Location, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -27,7 +28,7 @@ from stream.ir.spec import spec_of
 from stream.ir.types import INDEX, Type
 from stream.ir.walk import Function
 
-__all__ = ["BlockBuilder", "remap_op", "check_straight_line"]
+__all__ = ["BlockBuilder", "remap_op", "check_straight_line", "STRUCTURED"]
 
 
 def remap_op(op: Op, mapping: Mapping[Value, Value]) -> Op:
@@ -197,6 +198,37 @@ class BlockBuilder:
             total = self.add(total, v)
         return total
 
+    # -- nested regions ------------------------------------------------------------------------
+    def nested(self) -> BlockBuilder:
+        """A builder for the block of a region nested in this one (an `scf.for` body, an
+        `scf.if` branch). It shares the value map and the hoisted constants, which stay at the
+        top of the outermost block and so dominate the region; index arithmetic it makes stays
+        in the region and is not reused by this builder afterwards."""
+        child = BlockBuilder(self.location, [], self.mapping, self._constant_ops, self._constants, self._known, self._attrs)
+        child._exprs = dict(self._exprs)
+        child._scaled = dict(self._scaled)
+        return child
+
+    def structured(self, op: Op, convert: Callable[[BlockBuilder, tuple[Op, ...]], None]) -> Op:
+        """Append a copy of the `scf` op `op` whose blocks `convert(child, ops)` rebuilds, each
+        into a `nested` builder; block arguments, results and their types stay as they are (for
+        the passes that do not change what control flow carries)."""
+        regions = []
+        for region in op.regions:
+            blocks = []
+            for block in region.blocks:
+                child = self.nested()
+                convert(child, block.ops)
+                blocks.append(child.region_block(block.arguments))
+            regions.append(Region(tuple(blocks)))
+        operands = tuple(self.lookup(v) for v in op.operands)
+        return self.emit(op.replace(operands=operands, regions=tuple(regions)))
+
+    def region_block(self, arguments: tuple[Value, ...]) -> Block:
+        """The nested block this builder made (see `nested`): its ops, without the constants
+        (the outermost builder's `block` emits them)."""
+        return Block(arguments, tuple(self.ops))
+
     # -- result ------------------------------------------------------------------------------
     def block(self, arguments: tuple[Value, ...]) -> Block:
         """The new block: hoisted constants first, then the emitted ops. Index arithmetic this
@@ -221,10 +253,12 @@ def _hoistable(value: Attribute) -> bool:
     return isinstance(value, (IntegerAttr, FloatAttr, BoolAttr))
 
 
-def check_straight_line(func: Function, pass_name: str) -> None:
-    """Refuse what the lowering passes do not handle: several blocks, `scf` control flow."""
+def check_straight_line(func: Function, pass_name: str, allowed: frozenset[str] = frozenset()) -> None:
+    """Refuse what the lowering passes do not handle: several blocks, control flow other than
+    the `allowed` ops (`STRUCTURED` for the passes that carry `scf.for`/`scf.if` through)."""
     if len(func.blocks) > 1:
         raise DiagnosticError.at(func.op.location, f"{pass_name}: @{func.name} has {len(func.blocks)} blocks; only single-block functions are supported")
     for op in func.op.walk():
-        if op.dialect in ("scf", "cf"):
-            raise DiagnosticError.at(op.location, f"{pass_name}: '{op.name}' control flow is not supported yet")
+        if op.dialect in ("scf", "cf") and op.name not in allowed:
+            supported = f" (supported: {', '.join(sorted(allowed))})" if allowed else ""
+            raise DiagnosticError.at(op.location, f"{pass_name}: '{op.name}' control flow is not supported yet{supported}")

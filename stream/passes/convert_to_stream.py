@@ -50,13 +50,13 @@ from stream.ir.attributes import (
     TypeAttr,
     UnitAttr,
 )
-from stream.ir.core import Module, Op, Region, Value, freeze
+from stream.ir.core import Block, Module, Op, Region, Value, freeze
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import canonical_ties, spec_of, view
 from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
 from stream.ir.walk import FUNCTION_OPS, Function
-from stream.passes.block_builder import BlockBuilder, check_straight_line
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["convert_to_stream", "BUFFER_VIEW"]
@@ -154,10 +154,14 @@ class _FunctionConverter:
 
     # -- driver ------------------------------------------------------------------------------
     def run(self) -> Op:
-        check_straight_line(self.func, "convert-to-stream")
+        check_straight_line(self.func, "convert-to-stream", STRUCTURED)
         self.affinity = InputAffinity.of(self.func, self.module)
         arguments = self._import_arguments()
-        for op in self.func.body.ops:
+        self._convert(self.func.body.ops)
+        return self._function(arguments)
+
+    def _convert(self, ops: tuple[Op, ...]) -> None:
+        for op in ops:
             rule = _RULES.get(op.name)
             if rule is not None:
                 rule(self, op)
@@ -169,7 +173,6 @@ class _FunctionConverter:
                 raise DiagnosticError.at(op.location, f"convert-to-stream does not support calls ('{op.name}')")
             else:
                 self.b.copy(op)
-        return self._function(arguments)
 
     def _function(self, arguments: tuple[Value, ...]) -> Op:
         ftype = self.func.type
@@ -567,6 +570,107 @@ class _FunctionConverter:
         )
         self.define(op.results[0], new.results[0], t.size, t.type, t.dims, device)
 
+    # -- structured control flow ----------------------------------------------------------------
+    def _region(self, block: Block, arguments: tuple[Value, ...], carried: list[Tensor | None], yielded: list[Value]) -> Block:
+        """Convert a nested block into a new block with `arguments`, yielding `yielded` (its
+        terminator's operands as new values). `carried[i]` is the tensor the parent's i-th
+        carried value becomes; each yielded tensor is moved to that tensor's device. Sizes and
+        transfers made inside are not reused outside (they do not dominate what follows)."""
+        parent, sizes, moved = self.b, dict(self.sizes), dict(self.moved)
+        self.b = parent.nested()
+        try:
+            self._convert(block.ops[:-1])
+            terminator = block.ops[-1]
+            for v, c in zip(terminator.operands, carried):
+                yielded.append(self.use(v, c.device, terminator).resource if c is not None else self.b.lookup(v))
+            self.b.create("scf.yield", {"results": tuple(yielded)}, location=terminator.location)
+            return self.b.region_block(arguments)
+        finally:
+            self.b, self.sizes, self.moved = parent, sizes, moved
+
+    def _for(self, op: Op) -> None:
+        """`scf.for` carrying tensors carries their resources; the body is converted in place.
+        A carried tensor lives where its initial value lives (a yielded value elsewhere is
+        transferred back there)."""
+        lb, ub, step, *inits = op.operands
+        body = op.regions[0].block
+        iv, *args = body.arguments
+        new_inits: list[Value] = []
+        new_args: list[Value] = [Value(iv.type, iv.name_hint)]
+        carried: list[Tensor | None] = []
+        for init, arg in zip(inits, args):
+            if isinstance(init.type, TensorType):
+                type_ = _carried_tensor(op, init)
+                t = self.use(init, self.affinity.device_of(arg), op)
+                new_inits.append(t.resource)
+                new_arg = Value(UNKNOWN, arg.name_hint)
+                carried.append(self.define(arg, new_arg, t.size, type_, (), t.device))
+            else:
+                new_inits.append(self.b.lookup(init))
+                new_arg = Value(arg.type, arg.name_hint)
+                self.b.bind(arg, new_arg)
+                carried.append(None)
+            new_args.append(new_arg)
+        self.b.bind(iv, new_args[0])
+        block = self._region(body, tuple(new_args), carried, [])
+        new = self.b.create(
+            "scf.for",
+            {"lowerBound": self.b.lookup(lb), "upperBound": self.b.lookup(ub), "step": self.b.lookup(step), "initArgs": tuple(new_inits)},
+            {"results": tuple(UNKNOWN if c is not None else r.type for r, c in zip(op.results, carried))},
+            {"unsignedCmp": op.properties.get("unsignedCmp")},
+            discardable=dict(op.attributes),
+            location=op.location,
+            regions=(Region((block,)),),
+        )
+        self._bind_results(op, new, carried)
+
+    def _if(self, op: Op) -> None:
+        """`scf.if` yielding tensors yields their resources. A result tensor lives where the
+        `then` branch's value lives (the `else` branch's is transferred there when needed)."""
+        then_block, else_block = (r.blocks[0] if r.blocks else None for r in op.regions)
+        assert then_block is not None
+        carried: list[Tensor | None] = []
+        for index, r in enumerate(op.results):
+            if isinstance(r.type, TensorType):
+                type_ = _carried_tensor(op, r)
+                device = self.affinity.device_of(r)
+                carried.append(Tensor(Value(UNKNOWN), self.sizeof(type_, (), device), type_, (), device))
+            else:
+                carried.append(None)
+        regions = [Region((self._region(then_block, (), carried, []),))]
+        if else_block is not None:
+            regions.append(Region((self._region(else_block, (), carried, []),)))
+        else:
+            regions.append(Region())
+        new = self.b.create(
+            "scf.if",
+            {"condition": self.b.lookup(op.operands[0])},
+            {"results": tuple(UNKNOWN if c is not None else r.type for r, c in zip(op.results, carried))},
+            discardable=dict(op.attributes),
+            location=op.location,
+            regions=tuple(regions),
+        )
+        self._bind_results(op, new, carried)
+
+    def _bind_results(self, op: Op, new: Op, carried: list[Tensor | None]) -> None:
+        for old, result, c in zip(op.results, new.results, carried):
+            if old.name_hint is not None:
+                result.name_hint = old.name_hint
+            if c is not None:
+                self.define(old, result, c.size, c.type, c.dims, c.device)
+            else:
+                self.b.bind(old, result)
+
+
+def _carried_tensor(op: Op, value: Value) -> TensorType:
+    """The type of a tensor an `scf` op carries: statically shaped (its byte size is then the
+    same in every iteration and on every path, so it is not carried)."""
+    type_ = value.type
+    assert isinstance(type_, TensorType)
+    if not type_.is_static:
+        raise DiagnosticError.at(op.location, f"convert-to-stream: '{op.name}' carries a dynamically shaped tensor ({type_}); only static shapes are carried through loops and branches")
+    return type_
+
 
 def _tied_list(op: Op) -> list[int]:
     tied = op.properties.get("tied_operands")
@@ -595,7 +699,7 @@ _RULES: RuleTable[Callable[[_FunctionConverter, Op], None]] = RuleTable(
     (`fn(converter, op)`). An op without one is copied unchanged (identity) unless it takes or
     returns a tensor (refused, exit 2) or is a call (refused).""",
     policy="identity",
-    requires=Requirement(prefixes=("flow.",), ops=frozenset({"func.return", "util.return"})),
+    requires=Requirement(prefixes=("flow.",), ops=frozenset({"func.return", "util.return", "scf.for", "scf.if"})),
     entries={
         "flow.dispatch": _FunctionConverter._dispatch,
         "flow.tensor.transfer": _FunctionConverter._transfer,
@@ -606,6 +710,8 @@ _RULES: RuleTable[Callable[[_FunctionConverter, Op], None]] = RuleTable(
         "flow.tensor.update": _FunctionConverter._update,
         "flow.tensor.load": _FunctionConverter._load,
         "flow.tensor.store": _FunctionConverter._store,
+        "scf.for": _FunctionConverter._for,
+        "scf.if": _FunctionConverter._if,
         "func.return": _FunctionConverter._return,
         "util.return": _FunctionConverter._return,
     },

@@ -45,13 +45,13 @@ from dataclasses import dataclass, field
 from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
-from stream.ir.core import Block, Module, Op, Value
+from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.interfaces import BoundAccess, bound_accesses
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
 from stream.ir.walk import Function, constant_int
-from stream.passes.block_builder import BlockBuilder, check_straight_line, remap_op
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line, remap_op
 from stream.passes.materialize_copy_on_write import is_unscheduled_async, reject_tensor_ties
 from stream.passes.pass_manager import register_pass
 
@@ -67,9 +67,9 @@ def elide_async_copies(module: Module) -> Module:
     for top in module.ops:
         if is_unscheduled_async(top):
             func = Function(top)
-            check_straight_line(func, "elide-async-copies")
+            check_straight_line(func, "elide-async-copies", STRUCTURED)
             reject_tensor_ties(func, "elide-async-copies")
-            ops.append(func.with_body(elide_block(func.body).ops).op)
+            ops.append(func.with_body(_elide_nested(elide_block(func.body)).ops).op)
         else:
             ops.append(top)
     return module.replace(ops=tuple(ops))
@@ -314,6 +314,19 @@ def elide_block(block: Block, kinds: frozenset[str] | None = None) -> Block:
             return block
         block = _apply(block, plan)
     return block
+
+
+def _elide_nested(block: Block) -> Block:
+    """`block` with the blocks of its `scf` regions elided too, each on its own: a value from
+    outside a region or a region argument is not owned there (`StorageInfo.root`), so a copy
+    of one that is written in place stays; a region's own values follow the usual rules."""
+    ops = []
+    for op in block.ops:
+        if op.dialect == "scf" and op.regions:
+            regions = tuple(Region(tuple(_elide_nested(elide_block(b)) for b in r.blocks)) for r in op.regions)
+            op = op.replace(regions=regions)
+        ops.append(op)
+    return Block(block.arguments, tuple(ops))
 
 
 def _apply(block: Block, plan: _Plan) -> Block:

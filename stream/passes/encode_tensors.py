@@ -53,7 +53,7 @@ from stream.ir.types import (
     packed_bits,
 )
 from stream.ir.walk import FUNCTION_OPS, Function
-from stream.passes.block_builder import BlockBuilder, check_straight_line
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["encode_tensors", "contiguous_runs", "MAX_RUNS"]
@@ -117,15 +117,29 @@ class _Encoder:
         self.b = BlockBuilder(location=self.func.op.location)
 
     def run(self) -> Op:
-        check_straight_line(self.func, "encode-tensors")
-        for op in self.func.body.ops:
-            rule = _RULES.get(op.name)
-            if rule is None:
-                self.b.copy(op)
-            else:
-                rule(self, op)
+        check_straight_line(self.func, "encode-tensors", STRUCTURED)
+        self._encode(self.func.body.ops)
         block = self.b.block(self.func.arguments)
         return Function(self.func.op).with_body(block.ops).op
+
+    def _encode(self, ops: tuple[Op, ...]) -> None:
+        for op in ops:
+            rule = _RULES.get(op.name)
+            if rule is not None:
+                rule(self, op)
+            elif op.name in STRUCTURED:
+                self.b.structured(op, self._nested)
+            else:
+                self.b.copy(op)
+
+    def _nested(self, child: BlockBuilder, ops: tuple[Op, ...]) -> None:
+        """Encode the block of an `scf` region; what it makes is not reused after it."""
+        parent, patterns = self.b, dict(self.patterns)
+        self.b = child
+        try:
+            self._encode(ops)
+        finally:
+            self.b, self.patterns = parent, patterns
 
     # -- helpers -------------------------------------------------------------------------------
     def values(self, op: Op, group: str) -> tuple[Value, ...]:

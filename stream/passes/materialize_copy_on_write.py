@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import Root, StorageInfo, is_tensor_tied_writer, tied_source, tied_writes
 from stream.ir.attributes import UnitAttr
-from stream.ir.core import Module, Op, Value
+from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import Lifetime, ResourceType
 from stream.ir.walk import FUNCTION_OPS, Function
-from stream.passes.block_builder import BlockBuilder, check_straight_line, remap_op
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["materialize_copy_on_write", "needs_copy", "is_unscheduled_async"]
@@ -87,33 +87,78 @@ class _Materializer:
     func: Function
     b: BlockBuilder = field(init=False)
     roots: dict[Value, Root] = field(default_factory=dict)
+    sizes: dict[Value, Value] = field(default_factory=dict)  # sizes seen in enclosing blocks
 
     def __post_init__(self) -> None:
         self.b = BlockBuilder(location=self.func.op.location)
 
     def run(self) -> Op:
-        check_straight_line(self.func, "materialize-copy-on-write")
+        check_straight_line(self.func, "materialize-copy-on-write", STRUCTURED)
         reject_tensor_ties(self.func, "materialize-copy-on-write")
         block = self.func.body
-        storage = StorageInfo.of(block)
-        last = LastUse.of(block, storage)
         for arg in block.arguments:
             self.roots[arg] = _root_of_type(arg, Root.ARGUMENT)
-        for op in block.ops:
+        self._block(block.ops, block.arguments, nested=False)
+        return self.func.with_body(self.b.block(block.arguments).ops).op
+
+    def _block(self, ops: tuple[Op, ...], arguments: tuple[Value, ...], nested: bool) -> None:
+        """Copy `ops` (a block), cloning what they write in place when it must be. In the block
+        of an `scf` region, a value from outside the region or a region argument is always
+        cloned before an in-place write: a loop body runs again on the same names and a branch
+        does not know what follows the `scf` op, so the write could be seen elsewhere."""
+        block = Block(arguments, ops)
+        storage = StorageInfo.of(block)
+        last = LastUse.of(block, storage)
+        local = {r for op in ops for r in op.results}
+        self.sizes.update(storage.sizes)
+        for op in ops:
+            if op.name in STRUCTURED and op.regions:
+                self._structured(op)
+                continue
             new = remap_op(op, self.b.mapping)
             writes = [i for i in tied_writes(op) if isinstance(op.operands[i].type, ResourceType)]
             if writes:
                 operands = list(new.operands)
                 for i in writes:
-                    if needs_copy(op, i, last, self.roots.get(operands[i], Root.FRESH)) is not None:
-                        size = storage.sizes.get(op.operands[i])
+                    outside = nested and op.operands[i] not in local
+                    if outside or needs_copy(op, i, last, self.roots.get(operands[i], Root.FRESH)) is not None:
+                        size = storage.sizes.get(op.operands[i]) or self.sizes.get(op.operands[i])
                         if size is None:
                             raise DiagnosticError.at(op.location, f"materialize-copy-on-write: no size known for operand #{i} of '{op.name}'")
                         operands[i] = self._clone(op, operands[i], self.b.lookup(size))
                 new = new.replace(operands=tuple(operands))
             self.b.emit(new)
             self._record_roots(new)
-        return self.func.with_body(self.b.block(block.arguments).ops).op
+
+    def _structured(self, op: Op) -> None:
+        """Copy an `scf` op. What it carries may be the storage of any value flowing in (an
+        initial value, a yielded value): an immutable root among those is the root of the
+        region argument or result, so that writing it in place later is cloned."""
+        if op.name == "scf.for":
+            body = op.regions[0].blocks[0]
+            for init, arg in zip(op.operands[3:], body.arguments[1:]):
+                self.roots[arg] = self.roots.get(self.b.lookup(init), Root.FRESH)
+        new = self.b.structured(op, self._nested)
+        sources: list[list[Value]] = [[] for _ in new.results]
+        if new.name == "scf.for":
+            for i, init in enumerate(new.operands[3:]):
+                sources[i].append(init)
+        for region in new.regions:
+            for inner in region.blocks:
+                if inner.ops and inner.ops[-1].name == "scf.yield":
+                    for i, v in enumerate(inner.ops[-1].operands):
+                        sources[i].append(v)
+        for r, candidates in zip(new.results, sources):
+            roots = [self.roots.get(v, Root.FRESH) for v in candidates]
+            self.roots[r] = next((root for root in roots if root.immutable), Root.FRESH)
+
+    def _nested(self, child: BlockBuilder, ops: tuple[Op, ...]) -> None:
+        parent = self.b
+        self.b = child
+        try:
+            self._block(ops, (), nested=True)
+        finally:
+            self.b = parent
 
     def _clone(self, op: Op, value: Value, size: Value) -> Value:
         clone = self.b.create(

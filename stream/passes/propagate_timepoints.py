@@ -40,14 +40,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
-from stream.analysis.streamability import require_straight_line
+from stream.analysis.streamability import STRUCTURED, require_straight_line
 from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
 from stream.ir.attributes import UnitAttr
-from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
+from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Value
 from stream.ir.interfaces import awaited
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
-from stream.ir.walk import Function, functions, replace_function
+from stream.ir.walk import functions, replace_function
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["propagate_timepoints"]
@@ -60,10 +60,10 @@ def propagate_timepoints(module: Module) -> Module:
     """Chain execution regions with device-side timepoint waits; host waits only for host uses."""
     out = module
     for f in functions(module):
-        require_straight_line(f.op, f.name, "propagate-timepoints")
-        if not any(op.name == "stream.async.execute" for op in f.body.ops):
+        require_straight_line(f.op, f.name, "propagate-timepoints", STRUCTURED)
+        if not any(op.name == "stream.async.execute" for op in f.op.walk()):
             continue
-        out = replace_function(out, _Propagator(f).run())
+        out = replace_function(out, f.with_body(_Propagator(f.body).run()))
     return out
 
 
@@ -74,11 +74,13 @@ def _spec(name: str) -> OpSpec:
 
 
 class _Propagator:
-    def __init__(self, f: Function) -> None:
-        self.f = f
-        self.ops = f.body.ops
-        self.analysis = HazardAnalysis.of(f.body)
+    def __init__(self, block: Block, parent: _Propagator | None = None) -> None:
+        self.block = block
+        self.ops = block.ops
+        self.analysis = HazardAnalysis.of(block)
         self.sizes = dict(self.analysis.sizes)
+        if parent is not None:
+            self.sizes = {**parent.sizes, **self.sizes}
         self.emitted: list[Op] = []
         # Where the op being rewritten came from: the awaits and joins made for it get it too,
         # so that diagnostics on them (a deadlock, a missed wait) point into the source.
@@ -104,6 +106,25 @@ class _Propagator:
         # (IREE awaits every host-used result of a region at once).
         self.host_used = self._host_used()
         self.by_pending: dict[Sources, list[Value]] = {}
+        # In the block of an `scf.for` body: iter_arg index -> the timepoint carried with it.
+        self.carried: dict[int, Value] = {}
+        if parent is not None:
+            self._inherit(parent)
+
+    def _inherit(self, parent: _Propagator) -> None:
+        """The block of an `scf` region starts from what its parent knew right before the `scf`
+        op (values from outside keep their raw values and covering timepoints; what the host
+        had waited for is waited for). What it makes itself is not seen by the parent."""
+        self.values = dict(parent.values)
+        self.raw = dict(parent.raw)
+        self.pending = dict(parent.pending)
+        self.sources = dict(parent.sources)
+        self.bit = dict(parent.bit)
+        self.cover = dict(parent.cover)
+        self.host_covered = parent.host_covered
+        self.value_cover = dict(parent.value_cover)
+        self.materialized = dict(parent.materialized)
+        self.awaited = dict(parent.awaited)
 
     def _host_used(self) -> set[Value]:
         """Values some host op uses, looking through the awaits and barriers this pass drops (so
@@ -199,10 +220,14 @@ class _Propagator:
         return [(i, self.region_timepoint[i]) for i in self.hazards.get(j, []) if i in self.region_timepoint]
 
     # -- the walk --------------------------------------------------------------------------------
-    def run(self) -> Function:
+    def run(self) -> tuple[Op, ...]:
         for j, op in enumerate(self.ops):
             self.here = op.location
-            if op.name == "stream.timepoint.await" and "sync" not in op.properties:
+            if op.name == "scf.yield":
+                self._yield(op)
+            elif op.name in ("scf.for", "scf.if"):
+                self._structured(op)
+            elif op.name == "stream.timepoint.await" and "sync" not in op.properties:
                 self._drop_await(op)
             elif op.name in ("stream.timepoint.join", "stream.timepoint.immediate"):
                 self._timepoint_op(op)
@@ -212,7 +237,96 @@ class _Propagator:
                 self._execute(j, op)
             else:
                 self._host(j, op, final=j == len(self.ops) - 1 and _is_terminator(op))
-        return self.f.with_body(tuple(_drop_dead_timepoints(self.emitted)))
+        return tuple(_drop_dead_timepoints(self.emitted))
+
+    # -- structured control flow -------------------------------------------------------------------
+    # Each resource an `scf` op carries is carried with a timepoint covering it (appended after
+    # the op's own values, in the same order), as IREE's PropagateTimepoints expands them: the
+    # host does not wait for a loop-carried or branch-yielded value, the consumers do.
+    def _carried_timepoint(self, v: Value) -> Value:
+        """A timepoint covering the input value `v` (an immediate when nothing is pending)."""
+        return self._timepoint(self._prune(self._pending(v))) or self._immediate()
+
+    def _structured(self, op: Op) -> None:
+        # Its regions run once the values it takes are there (a branch condition loaded from
+        # a device: what the load was ordered after is done).
+        control = 0
+        for v in op.operands:
+            control |= self.value_cover.get(v, 0)
+        if op.name == "scf.for":
+            carried = [i for i, v in enumerate(op.operands[3:]) if isinstance(v.type, ResourceType)]
+            inits = [self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v) for v in op.operands[3:]]
+            init_timepoints = [self._carried_timepoint(op.operands[3 + i]) for i in carried]
+            body = op.regions[0].blocks[0]
+            iv, *args = body.arguments
+            arg_timepoints = [Value(TIMEPOINT) for _ in carried]
+            child = _Propagator(body, self)
+            child.host_covered |= control
+            for i, tp in zip(carried, arg_timepoints):
+                child.raw[args[i]] = args[i]
+                child._set_pending(args[i], frozenset({tp}))
+                child._bit(tp)
+            child.carried = dict(zip(carried, arg_timepoints))
+            ops = child.run()
+            region = Region((Block((iv, *args, *arg_timepoints), ops),))
+            new = op.replace(
+                operands=(*(self._mapped(v) for v in op.operands[:3]), *inits, *init_timepoints),
+                results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
+                regions=(region,),
+            )
+            # Every iteration's timepoint covers the one before (see `_yield`), so what covers
+            # the initial value is covered once the loop's timepoint is reached.
+            covers = [self._closure(self._pending(op.operands[3 + i])) for i in carried]
+        else:
+            carried = [i for i, r in enumerate(op.results) if isinstance(r.type, ResourceType)]
+            regions = []
+            for region in op.regions:
+                blocks = []
+                for block in region.blocks:
+                    child = _Propagator(block, self)
+                    child.host_covered |= control
+                    blocks.append(Block(block.arguments, child.run()))
+                regions.append(Region(tuple(blocks)))
+            new = op.replace(
+                operands=tuple(self._mapped(v) for v in op.operands),
+                results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
+                regions=tuple(regions),
+            )
+            covers = [0 for _ in carried]
+        self.emitted.append(new)
+        timepoints = new.results[len(op.results):]
+        for i, tp, cover in zip(carried, timepoints, covers):
+            self.cover[tp] = cover
+            self._bit(tp)
+            self.raw[op.results[i]] = op.results[i]
+            self._set_pending(op.results[i], frozenset({tp}))
+
+    def _yield(self, op: Op) -> None:
+        """The end of an `scf` region's block: each carried resource goes out un-awaited, with a
+        timepoint covering it. A loop's also covers the iteration's incoming timepoint, so the
+        chain of iterations is never lost (a body that drops its carried value still orders
+        the next iterations after it). Regions of the block that nothing flowing out covers
+        are waited for on the host here (their work must end before anyone else's view)."""
+        operands: list[Value] = []
+        timepoints: list[Value] = []
+        for i, v in enumerate(op.operands):
+            if not isinstance(v.type, ResourceType):
+                operands.append(self._mapped(v))
+                continue
+            operands.append(self._raw(v))
+            sources = set(self._pending(v))
+            incoming = self.carried.get(i)
+            if incoming is not None:
+                sources.add(incoming)
+            timepoints.append(self._timepoint(self._prune(sources)) or self._immediate())
+        flowing = self._closure(timepoints) | self.host_covered
+        left = [tp for tp in self.region_timepoint.values() if not self._bit(tp) & flowing and tp in self.handle]
+        if left:
+            saved = self.host_covered
+            self.host_covered = flowing
+            self._await_leftovers()
+            self.host_covered = saved | self.host_covered
+        self.emitted.append(op.replace(operands=(*operands, *timepoints)))
 
     def _drop_await(self, op: Op) -> None:
         spec = _spec(op.name)

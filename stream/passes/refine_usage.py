@@ -25,15 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from stream.analysis.affinity import same_device, value_affinities
-from stream.analysis.resource_usage import CLASS_CONFLICT, Conflict, ResourceUsage
+from stream.analysis.resource_usage import CLASS_CONFLICT, Conflict, ResourceUsage, nested_ops
 from stream.analysis.storage import operand_sizes, result_sizes, tied_source
-from stream.ir.attributes import Attribute
-from stream.ir.core import Block, Module, Op, Value
+from stream.ir.attributes import AffinityAttr, Attribute
+from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet
 from stream.ir.types import FunctionType, Lifetime, ResourceType
 from stream.ir.walk import Function
-from stream.passes.block_builder import BlockBuilder, check_straight_line, remap_op
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line, remap_op
 from stream.passes.elide_async_copies import elide_block
 from stream.passes.materialize_copy_on_write import is_unscheduled_async
 from stream.passes.pass_manager import register_pass
@@ -64,8 +64,8 @@ def refine_usage(module: Module) -> Module:
 
 
 def _refine(func: Function) -> Op:
-    check_straight_line(func, "refine-usage")
-    for op in func.body.ops:
+    check_straight_line(func, "refine-usage", STRUCTURED)
+    for op in nested_ops(func.body):
         if op.name.startswith("stream.tensor.") and op.name not in _TENSOR_OPS_ALLOWED:
             raise DiagnosticError.at(op.location, f"refine-usage: '{op.name}' must be lowered by encode-tensors first")
     block = func.body
@@ -76,7 +76,7 @@ def _refine(func: Function) -> Op:
             refined = Function(_Retyper(func, usage).run(block))
             # Transfers within one device whose lifetimes now agree are clones; drop those nobody
             # can observe, under elide-async-copies' rule (IREE reruns ElideAsyncCopies here).
-            if not any(_is_clone(op) for op in refined.body.ops):
+            if not any(_is_clone(op) for op in refined.body.ops):  # (clones in scf regions stay)
                 return refined.op
             return refined.with_body(elide_block(refined.body, frozenset(_TRANSFERS)).ops).op
         block = _resolve(block, conflicts)
@@ -108,7 +108,15 @@ def _resolve(block: Block, conflicts: list[Conflict]) -> Block:
         by_op.setdefault(c.op, []).append(c)
     devices = value_affinities(block)
     b = BlockBuilder()
-    for old in block.ops:
+    _resolve_ops(b, block.ops, by_op, devices)
+    return b.block(block.arguments)
+
+
+def _resolve_ops(b: BlockBuilder, ops: tuple[Op, ...], by_op: dict[Op, list[Conflict]], devices: dict[Value, AffinityAttr]) -> None:
+    for old in ops:
+        if old.dialect == "scf" and old.regions:
+            b.structured(old, lambda child, inner: _resolve_ops(child, inner, by_op, devices))
+            continue
         op = remap_op(old, b.mapping)
         found = by_op.get(old)
         if found is None:
@@ -138,7 +146,6 @@ def _resolve(block: Block, conflicts: list[Conflict]) -> Block:
             )
             operands[c.index] = transfer.results[0]
         b.emit(op.replace(operands=tuple(operands)))
-    return b.block(block.arguments)
 
 
 @dataclass(slots=True)
@@ -162,10 +169,22 @@ class _Retyper:
             new = self.retyped(arg)
             self.b.bind(arg, new)
             arguments.append(new)
+        returned = self._ops(block.ops)
+        ftype = self.func.type
+        inputs = tuple(a.type for a in arguments)
+        outputs = tuple(v.type for v in returned) if returned is not None else ftype.results
+        new_func = self.func.with_body(self.b.block(tuple(arguments)).ops, tuple(arguments), FunctionType(inputs, outputs))
+        return new_func.op
+
+    def _ops(self, ops: tuple[Op, ...]) -> tuple[Value, ...] | None:
+        """Retype `ops` into `self.b`; the operands of the function's return, if among them."""
         returned: tuple[Value, ...] | None = None
-        for op in block.ops:
+        for op in ops:
             if op.name == "stream.async.cast":
                 self._cast(op)
+                continue
+            if op.dialect == "scf" and op.regions:
+                self._structured(op)
                 continue
             new_op = remap_op(op, self.b.mapping)
             results = tuple(self.retyped(r) for r in op.results)
@@ -176,11 +195,31 @@ class _Retyper:
             self.b.emit(new_op)
             if new_op.name in ("func.return", "util.return"):
                 returned = new_op.operands
-        ftype = self.func.type
-        inputs = tuple(a.type for a in arguments)
-        outputs = tuple(v.type for v in returned) if returned is not None else ftype.results
-        new_func = self.func.with_body(self.b.block(tuple(arguments)).ops, tuple(arguments), FunctionType(inputs, outputs))
-        return new_func.op
+        return returned
+
+    def _structured(self, op: Op) -> None:
+        """An `scf` op with its region arguments and results retyped (one class each with
+        what flows in and out: `carried_pairs`) and its blocks retyped in place."""
+        parent = self.b
+        regions = []
+        for region in op.regions:
+            blocks = []
+            for block in region.blocks:
+                arguments = tuple(self.retyped(a) for a in block.arguments)
+                for a, n in zip(block.arguments, arguments):
+                    parent.bind(a, n)
+                self.b = parent.nested()
+                try:
+                    self._ops(block.ops)
+                    blocks.append(self.b.region_block(arguments))
+                finally:
+                    self.b = parent
+            regions.append(Region(tuple(blocks)))
+        results = tuple(self.retyped(r) for r in op.results)
+        for old, new in zip(op.results, results):
+            parent.bind(old, new)
+        operands = tuple(parent.lookup(v) for v in op.operands)
+        parent.emit(op.replace(operands=operands, results=results, regions=tuple(regions)))
 
     def _cast(self, op: Op) -> None:
         source = self.b.lookup(op.operands[0])

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_hazards import HazardAnalysis
-from stream.analysis.streamability import require_straight_line, used_values
+from stream.analysis.streamability import STRUCTURED, require_straight_line, used_values
 from stream.analysis.waves import FAVOR_CHOICES, plan_waves
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.types import ResourceType
@@ -50,17 +50,27 @@ def schedule_concurrency(module: Module, options: ScheduleConcurrencyOptions | N
         return module
     out = module
     for f in functions(module):
-        require_straight_line(f.op, f.name, "schedule-concurrency")
-        if not any(op.name == "stream.async.execute" for op in f.body.ops):
+        require_straight_line(f.op, f.name, "schedule-concurrency", STRUCTURED)
+        if not any(op.name == "stream.async.execute" for op in f.op.walk()):
             continue
-        analysis = HazardAnalysis.of(f.body)
-        sizes = analysis.sizes
-        ops = tuple(
-            schedule_region(op, analysis, sizes, options.favor) if op.name == "stream.async.execute" else op
-            for op in f.body.ops
-        )
-        out = replace_function(out, f.with_body(ops))
+        out = replace_function(out, f.with_body(_schedule_block(f.body, options.favor)))
     return out
+
+
+def _schedule_block(block: Block, favor: str) -> tuple[Op, ...]:
+    """The ops of `block` with every execute region regrouped, in the blocks of `scf` regions
+    too (each block is analysed on its own: regions never span blocks)."""
+    analysis = HazardAnalysis.of(block)
+    out = []
+    for op in block.ops:
+        if op.name == "stream.async.execute":
+            op = schedule_region(op, analysis, analysis.sizes, favor)
+        elif op.dialect == "scf" and op.regions:
+            op = op.replace(regions=tuple(
+                Region(tuple(Block(b.arguments, _schedule_block(b, favor)) for b in r.blocks)) for r in op.regions
+            ))
+        out.append(op)
+    return tuple(out)
 
 
 def schedule_region(execute: Op, analysis: HazardAnalysis, sizes: dict[Value, Value], favor: str) -> Op:

@@ -36,12 +36,12 @@ from collections.abc import Sequence
 from stream.analysis.partitioning import Partition, PartitionPlan, partition_block
 from stream.analysis.region_outlining import build_region_op, outline, remap_op
 from stream.analysis.resource_sizes import resource_sizes
-from stream.analysis.streamability import require_straight_line
+from stream.analysis.streamability import STRUCTURED, require_straight_line
 from stream.ir.attributes import Attribute, UnitAttr
-from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
+from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT, ResourceType
-from stream.ir.walk import Function, functions, replace_function
+from stream.ir.walk import functions, replace_function
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["schedule_execution"]
@@ -53,12 +53,38 @@ def schedule_execution(module: Module) -> Module:
     module_default = module.attributes.get("stream.affinity.default")
     out = module
     for f in functions(module):
-        require_straight_line(f.op, f.name, "schedule-execution")
+        require_straight_line(f.op, f.name, "schedule-execution", STRUCTURED)
         default = f.attr("stream.affinity") or module_default
-        scheduled = _Scheduler(f, default).run()
-        if scheduled is not None:
-            out = replace_function(out, scheduled)
+        ops = schedule_block(f.body, default)
+        if ops is not None:
+            out = replace_function(out, f.with_body(ops))
     return out
+
+
+def schedule_block(block: Block, default: Attribute | None) -> tuple[Op, ...] | None:
+    """The ops of `block` scheduled (None when it has nothing to schedule), then the blocks of
+    its `scf` regions, each on its own. An `scf` op is a side-effecting host op of its block: it
+    gets the awaited form of every region result it uses, in its regions too, like any host
+    op. A region's block is scheduled like a function body: what it yields is awaited before
+    `scf.yield` (propagate-timepoints then carries the timepoints out), and a region of it that
+    nothing waits for is waited for before the yield."""
+    scheduled = _Scheduler(block, default).run()
+    ops = block.ops if scheduled is None else scheduled
+    changed = scheduled is not None
+    out = []
+    for op in ops:
+        if op.dialect == "scf" and op.regions:
+            regions = []
+            for region in op.regions:
+                blocks = []
+                for inner in region.blocks:
+                    nested = schedule_block(inner, default)
+                    blocks.append(inner if nested is None else Block(inner.arguments, nested))
+                    changed |= nested is not None
+                regions.append(Region(tuple(blocks)))
+            op = op.replace(regions=tuple(regions))
+        out.append(op)
+    return tuple(out) if changed else None
 
 
 def strip_implied_affinities(op: Op, affinity: Attribute | None) -> Op:
@@ -96,11 +122,11 @@ def _own_awaits(op: Op) -> tuple[Op, list[Value]]:
 class _Scheduler:
     """Rebuilds one function body from a partition plan."""
 
-    def __init__(self, f: Function, default: Attribute | None) -> None:
-        self.f = f
+    def __init__(self, block: Block, default: Attribute | None) -> None:
+        self.block = block
         self.default = default
-        self.plan: PartitionPlan = partition_block(f.body, default)
-        self.sizes = self.plan.analysis.sizes if self.plan.analysis is not None else resource_sizes(f.body)
+        self.plan: PartitionPlan = partition_block(block, default)
+        self.sizes = self.plan.analysis.sizes if self.plan.analysis is not None else resource_sizes(block)
         self.emitted: list[Op] = []
         self.raw: dict[Value, Value] = {}  # escaping value -> the region result carrying it
         self.origin: dict[Value, Value] = {}  # region result -> the escaping value it carries
@@ -111,14 +137,14 @@ class _Scheduler:
         self.host_used: dict[int, list[Value]] = {}  # partition -> its results host ops use
         self.handle: dict[int, tuple[Value, Value]] = {}  # partition -> a value (and size) to await it with
 
-    def run(self) -> Function | None:
+    def run(self) -> tuple[Op, ...] | None:
         plan = self.plan
         if not plan.partitions:
             return None
         for part in plan.partitions:
             for v in part.escapes:
                 self.producer[v] = part.ordinal
-        ops = self.f.body.ops
+        ops = self.block.ops
         # Results the host uses, per region: one await hands them all over (as IREE does).
         for kind, index in [*plan.order, ("op", len(ops) - 1)]:
             if kind == "op":
@@ -135,7 +161,7 @@ class _Scheduler:
         if plan.terminator is not None:
             self._emit_host(plan.terminator, ("op", len(ops) - 1))
             self._await_leftovers()
-        return self.f.with_body(tuple(self.emitted))
+        return tuple(self.emitted)
 
     def _await_leftovers(self) -> None:
         """Regions nobody waited for (their results are dropped, or only feed other such regions)
@@ -232,7 +258,7 @@ class _Scheduler:
         self.emitted.append(remap_op(op, mapping))
 
     def _emit_partition(self, part: Partition) -> None:
-        ops = self.f.body.ops
+        ops = self.block.ops
         members = [ops[i] for i in part.ops]
         needs = self._needs(part.captures, self.plan.hazard_waits.get(("partition", part.ordinal), {}))
         replace = self._replacements(needs, members[0].location)

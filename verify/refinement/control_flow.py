@@ -47,12 +47,13 @@ import z3
 from stream.dialect.scf_cf import case_values
 from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import OpSet
-from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TimepointType
+from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType
 from stream.ir.walk import Function
 from verify.cfg import cond_br_groups, lower_loops, reaches, switch_edges
 from verify.control_flow import loop_headers
 from verify.refinement.compare import Comparer
 from verify.refinement.ints import IntExpr, Poly
+from verify.refinement.layout import tensor_bytes
 from verify.refinement.machine import BufView, Context, Entry, LoopWrite, Machine, Res, rule
 from verify.refinement.memory import Allocation
 from verify.refinement.solver import Fact, Undecided
@@ -271,20 +272,34 @@ def _state(m: Machine, k: int, tag: str, j: int, v: Value, init: Entry) -> Entry
         return m.ints.sym(key, label)
     if isinstance(t, (FloatType, ComplexType)):
         return m.terms.scalar("loop", key, label)
+    if isinstance(t, TensorType):
+        # The input level: a statically shaped tensor value, whose size its type fixes in
+        # every iteration. AFTER's paired resource takes the same size (below): its entry
+        # and back-edge sizes are compared with these, so that holds by induction.
+        if not t.is_static or t.encoding is not None:
+            raise Undecided(f"loop state {label} is a tensor of type {t}; only static shapes are followed")
+        size = tensor_bytes(m.ints, t, [], label)
+        m.ctx.loop_sizes[(k, ("tensor", j))] = size
+        return Res(size, m.terms.of(m.terms.opaque(key, f"the tensor {label} the loop carries"), size))
     if isinstance(t, ResourceType):
         if not isinstance(init, Res):
             raise Undecided(f"loop state {label} is not a resource the refinement check follows")
         # Its size is part of the state too (IREE's lowered loops carry a slab whose size
         # changes after the first iteration): compared on entry and at the back edge.
-        size = m.ints.sym((*key, "size"), f"size({label})")
+        typed = m.ctx.loop_sizes.get((k, ("tensor", j))) if m.program == "after" else None
+        size = typed if typed is not None else m.ints.sym((*key, "size"), f"size({label})")
         m.facts.assume_nonneg(size)
         data = m.terms.of(m.terms.opaque(key, f"the resource {label} the loop carries"), size)
         if m.memory_mode:
             alloc = m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False)
             return Res(size, None, alloc, 0)
         if init.alloc is not None:  # storage-backed: an in-place write to it is refused in the body
-            return Res(size, data, m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False))
-        return Res(size, data)
+            out = Res(size, data, m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False))
+        else:
+            out = Res(size, data)
+        if typed is None:
+            m.loop_sized.add(id(out))
+        return out
     if isinstance(t, TimepointType):
         return None
     raise Undecided(f"the loop carries a value of type {t}, which the refinement check does not follow")

@@ -200,6 +200,9 @@ class Machine:
         # in-place write to one of them is not followed (`loop_floor_why` says which loop).
         self.loop_floor = 0
         self.loop_floor_why = ""
+        # Resources a loop carries whose size is a symbol of the loop state: a use that spells
+        # the size (`%r{%n}`) fixes it, as a use fixes a function argument's size (`res`).
+        self.loop_sized: set[int] = set()
 
     # -- running ---------------------------------------------------------------------------------
     def exec(self, op: Op) -> None:
@@ -257,6 +260,8 @@ class Machine:
                 e = self._argument(v, index, size)
         if not isinstance(e, Res):
             raise Undecided(f"{v} is not a resource the refinement check can follow")
+        if size is not None and id(e) in self.loop_sized and self.ints.sub(e.size, size) != 0:
+            self.facts.assume_eq(e.size, size)
         return e
 
     def _argument(self, v: Value, index: int, size: IntExpr | None) -> Entry:
