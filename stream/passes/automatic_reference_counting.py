@@ -22,7 +22,9 @@ a call or any op whose effects are unknown: fail closed), and storage whose owne
 explicit (an existing `dealloca`, `retain` or `release`, e.g. the slab schedule-allocation frees).
 Because functions here are single-block and call-free, an allocation the function keeps has one
 owner and a static free point, so the pass never needs `retain`/`release`; it leaves the ones it
-finds alone.
+finds alone. The blocks of `scf.for`/`scf.if` regions are counted each on their own: what an
+iteration or branch allocates and uses only there is freed there; what an `scf` op uses or a
+region yields escapes (a loop-carried allocation is left to its consumer, like an exported one).
 
 Invariant established: every owned allocation is freed exactly once, after (in happens-before)
 every access to it through any alias, and nothing the function does not own is freed.
@@ -34,12 +36,12 @@ from dataclasses import dataclass, field
 
 from stream.analysis.liveness import AllocationUses, allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
-from stream.ir.core import Location, Module, Op, Value
+from stream.ir.core import Block, Location, Module, Op, Region, Value
 from stream.ir.spec import view
 from stream.ir.types import TIMEPOINT
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import build
-from stream.passes.block_builder import check_straight_line, remap_op
+from stream.passes.block_builder import STRUCTURED, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["automatic_reference_counting", "plan_deallocations", "Deallocation"]
@@ -64,11 +66,13 @@ class Deallocation:
     awaits: tuple[Value, ...]
 
 
-def plan_deallocations(f: Function) -> list[Deallocation]:
-    """The deallocas ARC inserts into `f`, in allocation order (the analysis, without rewriting)."""
-    coverage = TimepointCoverage.of(f.body)
+def plan_deallocations(f: Function | Block) -> list[Deallocation]:
+    """The deallocas ARC inserts into `f` (a function's body, or another block), in allocation
+    order (the analysis, without rewriting)."""
+    block = f if isinstance(f, Block) else f.body
+    coverage = TimepointCoverage.of(block)
     plans: list[Deallocation] = []
-    for uses in allocation_uses(f.body):
+    for uses in allocation_uses(block):
         if uses.alloca.properties.get("indeterminate_lifetime") is not None:
             continue
         if uses.escapes or uses.owned:
@@ -79,17 +83,33 @@ def plan_deallocations(f: Function) -> list[Deallocation]:
 
 
 def _count_function(f: Function) -> Function:
-    check_straight_line(f, "automatic-reference-counting")
-    plans = plan_deallocations(f)
+    check_straight_line(f, "automatic-reference-counting", STRUCTURED)
+    return f.with_body(_count_block(f.body))
+
+
+def _count_block(block: Block) -> tuple[Op, ...]:
+    """The ops of `block` with their deallocas; the blocks of `scf` regions are counted each on
+    its own first. An allocation an `scf` op uses, or a region yields, escapes its block (it
+    is never freed: a use in a loop may be in any iteration, and what a region yields lives
+    on after it)."""
+    ops_in = []
+    for op in block.ops:
+        if op.dialect == "scf" and op.regions:
+            op = op.replace(regions=tuple(
+                Region(tuple(Block(b.arguments, _count_block(b)) for b in r.blocks)) for r in op.regions
+            ))
+        ops_in.append(op)
+    block = Block(block.arguments, tuple(ops_in))
+    plans = plan_deallocations(block)
     if not plans:
-        return f
+        return block.ops
     by_position: dict[int, list[Deallocation]] = {}
     for plan in plans:
         by_position.setdefault(plan.after, []).append(plan)
     frees = _Frees()
     folded: dict[Value, Value] = {}  # joins left with one input -> that input
     ops: list[Op] = []
-    for position, op in enumerate(f.body.ops):
+    for position, op in enumerate(block.ops):
         for new in frees.rewire(remap_op(op, folded) if folded else op, position):
             if new.name == "stream.timepoint.join" and len(new.operands) == 1:
                 folded[new.results[0]] = new.operands[0]
@@ -106,7 +126,7 @@ def _count_function(f: Function) -> Function:
             )
             ops.append(dealloca)
             frees.add(plan.awaits, position, dealloca.results[0])
-    return f.with_body(tuple(ops))
+    return tuple(ops)
 
 
 @dataclass(slots=True)

@@ -35,7 +35,9 @@ Invariant established: the function is at the cmd level; every resource value ha
 values whose liveness intervals intersect never share bytes; every allocation is ready before
 the region that uses it starts (the region awaits it); every result of the async program is
 computed into the storage that now stands for it, so the cmd program computes the same bytes.
-Multi-block functions and `scf` are refused with a diagnostic.
+`scf.for` and `scf.if` are host ops whose blocks are allocated each on their own (a region in a
+loop body allocates its results in every iteration); multi-block functions and other `scf` ops
+are refused with a diagnostic.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ from stream.ir.spec_registry import registered_names
 from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
 from stream.ir.walk import Function, functions, replace_function
 from stream.passes.async_to_cmd import Storage, build, convert_op
-from stream.passes.block_builder import BlockBuilder, check_straight_line
+from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.parameter_allocation import parameter_rules
 from stream.passes.pass_manager import PipelineError, register_pass
 
@@ -128,9 +130,32 @@ class _Host:
 
 
 def _allocate_function(f: Function, alignment: int = DEFAULT_ALIGNMENT) -> Function:
-    check_straight_line(f, "schedule-allocation")
+    check_straight_line(f, "schedule-allocation", STRUCTURED)
     host = _Host(BlockBuilder(location=f.op.location), alignment)
-    for op in f.body.ops:
+    _allocate_ops(host, f.body.ops)
+    return f.with_body(host.b.block(f.arguments).ops)
+
+
+def _structured(host: _Host, op: Op) -> None:
+    """An `scf` op: the uploads it uses (in its regions too) are waited for first; each block of
+    its regions is allocated like a function body, into a nested builder (region by region:
+    what an iteration allocates it allocates again in the next)."""
+    for inner in op.walk():
+        host.settle(inner)
+
+    def convert(child: BlockBuilder, ops: tuple[Op, ...]) -> None:
+        parent, pending = host.b, dict(host.pending)
+        host.b = child
+        try:
+            _allocate_ops(host, ops)
+        finally:
+            host.b, host.pending = parent, pending
+
+    host.b.structured(op, convert)
+
+
+def _allocate_ops(host: _Host, ops: tuple[Op, ...]) -> None:
+    for op in ops:
         rule = _HOST_RULES.get(op.name)
         if rule is not None:
             rule(host, op)
@@ -142,7 +167,6 @@ def _allocate_function(f: Function, alignment: int = DEFAULT_ALIGNMENT) -> Funct
         else:
             host.settle(op)
             host.b.copy(op)
-    return f.with_body(host.b.block(f.arguments).ops)
 
 
 def _async_load(host: _Host, op: Op) -> None:
@@ -219,6 +243,8 @@ _HOST_RULES: RuleTable[Callable[[_Host, Op], None]] = RuleTable(
         "stream.async.store": _async_store,
         "stream.async.constant": _host_constant,
         "stream.async.alloca": _host_alloca,
+        "scf.for": _structured,
+        "scf.if": _structured,
         **parameter_rules(),  # the parameter ops, to their cmd forms (stream/passes/parameter_allocation.py)
     },
 )
