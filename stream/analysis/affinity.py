@@ -43,7 +43,7 @@ from functools import cache
 from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr, OptimalAttr, PromiseAttr
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
-from stream.ir.rule_table import Requirement, RuleTable
+from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import affinity_of, spec_of
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, users
@@ -335,7 +335,7 @@ class _Solver:
 
 
 # The structured control flow the input level carries tensors through (rule 6).
-_CARRIERS = frozenset({"scf.for", "scf.if"})
+_CARRIERS = OpSet("_CARRIERS", "The structured control flow ops that carry tensors (rule 6).", {"scf.for", "scf.if"})
 
 
 def _ops(block: Block) -> list[Op]:

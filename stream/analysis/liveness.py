@@ -180,6 +180,8 @@ def allocation_uses(block: Block) -> list[AllocationUses]:
 
 def _record(uses: AllocationUses, position: int, op: Op) -> None:
     kind = _use_kind(op)
+    if kind is UseKind.ESCAPE and op.dialect == "scf" and scf_covers_captures(op, set(uses.aliases)):
+        kind = UseKind.DEVICE
     bucket: dict[UseKind, Callable[[], list[tuple[int, Op]]]] = {
         UseKind.DEVICE: lambda: uses.device,
         UseKind.HOST: lambda: uses.host,
@@ -188,6 +190,42 @@ def _record(uses: AllocationUses, position: int, op: Op) -> None:
     }
     if kind in bucket:
         bucket[kind]().append((position, op))
+
+
+def scf_covers_captures(op: Op, names: set[Value]) -> bool:
+    """Whether an `scf.for`/`scf.if` that reads the storage `names` only from its regions is a
+    device use finished at its timepoint results (then the storage may be freed after it,
+    awaiting them). It is when the storage does not flow through it (no operand of the op
+    or of a yield) and, in every block of its regions, only execution regions and synchronous
+    host accesses touch it, each execution region's timepoint is covered by a timepoint the
+    block yields, and (for a loop) so is every timepoint the iteration receives: by induction
+    on the iterations, the timepoints the op returns then cover every use in every iteration
+    (none when a loop runs no iteration)."""
+    from stream.analysis.timepoint_coverage import TimepointCoverage
+
+    if op.name not in ("scf.for", "scf.if") or any(v in names for v in op.operands):
+        return False
+    for region in op.regions:
+        for block in region.blocks:
+            terminator = block.ops[-1] if block.ops else None
+            if terminator is None or terminator.name != "scf.yield" or any(v in names for v in terminator.operands):
+                return False
+            yielded = [v for v in terminator.operands if isinstance(v.type, TimepointType)]
+            coverage: TimepointCoverage | None = None
+            needed = [a for a in block.arguments if isinstance(a.type, TimepointType)] if op.name == "scf.for" else []
+            for inner in block.ops[:-1]:
+                if not any(v in names for nested in inner.walk() for v in nested.operands):
+                    continue
+                kind = _use_kind(inner)
+                if kind is UseKind.DEVICE:
+                    needed += [r for r in inner.results if isinstance(r.type, TimepointType)]
+                elif kind is not UseKind.HOST:
+                    return False
+            if needed:
+                coverage = TimepointCoverage.of(block)
+                if not all(any(coverage.covers(y, t) for y in yielded) for t in needed):
+                    return False
+    return True
 
 
 def _alias_results(op: Op, owner: dict[Value, AllocationUses]) -> None:

@@ -168,7 +168,11 @@ def used_values(op: Op) -> Iterator[Value]:
 
 
 # The structured control flow the scheduling passes carry through (one block per region).
-STRUCTURED = frozenset({"scf.for", "scf.if", "scf.yield"})
+STRUCTURED = OpSet(
+    "STRUCTURED",
+    "The structured control flow the lowering and scheduling passes carry through (one block per region).",
+    {"scf.for", "scf.if", "scf.yield"},
+)
 
 
 def require_straight_line(op: Op, name: str, pass_name: str, allowed: frozenset[str] = frozenset()) -> None:

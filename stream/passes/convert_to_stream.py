@@ -148,6 +148,10 @@ class _FunctionConverter:
     tensors: dict[Value, Tensor] = field(default_factory=dict)
     moved: dict[tuple[Value, tuple[str, ...]], Tensor] = field(default_factory=dict)
     sizes: dict[tuple[TensorType, tuple[Value, ...], AffinityAttr], Value] = field(default_factory=dict)
+    # The input values defined in the block of the `scf` region being converted (None outside).
+    local: set[Value] | None = None
+    # Input values an `scf` op takes, reads in its regions or returns (`_shared_with_scf`).
+    shared: set[Value] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.b = BlockBuilder(location=self.func.op.location)
@@ -156,6 +160,7 @@ class _FunctionConverter:
     def run(self) -> Op:
         check_straight_line(self.func, "convert-to-stream", STRUCTURED)
         self.affinity = InputAffinity.of(self.func, self.module)
+        self.shared = _shared_with_scf(self.func.op)
         arguments = self._import_arguments()
         self._convert(self.func.body.ops)
         return self._function(arguments)
@@ -214,6 +219,8 @@ class _FunctionConverter:
             resource.name_hint = old.name_hint
         t = Tensor(resource, size, type_, dims, device)
         self.tensors[old] = t
+        if self.local is not None:
+            self.local.add(old)
         return t
 
     def get(self, old: Value, op: Op) -> Tensor:
@@ -242,6 +249,24 @@ class _FunctionConverter:
             {"execution_affinity": t.device, "source_affinity": t.device, "target_affinity": target},
         )
         return op.results[0]
+
+    def writable(self, old: Value, t: Tensor, op: Op) -> Tensor:
+        """The tensor an op updates in place (a tied result): a copy inside an `scf` region
+        when it comes from outside the region's block or is a region argument (the region runs
+        again, or the value lives on after it), and anywhere when an `scf` op takes it, reads it
+        or returns it (its storage may be a loop's state). materialize-copy-on-write would copy
+        these too; copying here keeps every level's loop state a value, not storage written in
+        place."""
+        if (self.local is None or old in self.local) and old not in self.shared:
+            return t
+        clone = self.b.create(
+            "stream.tensor.clone",
+            {"source": t.resource, "source_encoding_dims": t.dims, "source_size": t.size, "result_encoding_dims": t.dims, "result_size": t.size},
+            {"result": UNKNOWN},
+            {"source_encoding": TypeAttr(t.type), "result_encoding": TypeAttr(t.type), "affinity": t.device},
+            location=op.location,
+        )
+        return Tensor(clone.results[0], t.size, t.type, t.dims, t.device)
 
     def execution(self, op: Op) -> AffinityAttr:
         return self.affinity.execution.get(op, self.affinity.fallback)
@@ -333,9 +358,12 @@ class _FunctionConverter:
         encodings: list[Attribute] = []
         encoding_dims: list[Value] = []
         size_of: dict[int, Value] = {}
+        written = {tie for tie in _tied_list(op) if tie >= 0}
         for i, a in enumerate(v.arguments):
             if isinstance(a.type, TensorType):
                 t = self.use(a, device, op)
+                if i in written:
+                    t = self.writable(a, t, op)
                 dims = tuple(self.b.lookup(next(arg_dims)) for _ in range(a.type.dynamic_dims))
                 operands.append(t.resource)
                 sizes.append(t.size)
@@ -486,7 +514,7 @@ class _FunctionConverter:
     def _update(self, op: Op) -> None:
         v = view(op)
         device = self.execution(op)
-        target = self.use(v.target, device, op)
+        target = self.writable(v.target, self.use(v.target, device, op), op)
         update = self.use(v.update, device, op)
         new = self.b.create(
             "stream.tensor.update",
@@ -551,7 +579,7 @@ class _FunctionConverter:
     def _store(self, op: Op) -> None:
         v = view(op)
         device = self.execution(op)
-        t = self.use(v.target, device, op)
+        t = self.writable(v.target, self.use(v.target, device, op), op)
         indices = tuple(self.b.lookup(i) for i in v.indices)
         one = self.b.index(1)
         new = self.b.create(
@@ -576,8 +604,9 @@ class _FunctionConverter:
         terminator's operands as new values). `carried[i]` is the tensor the parent's i-th
         carried value becomes; each yielded tensor is moved to that tensor's device. Sizes and
         transfers made inside are not reused outside (they do not dominate what follows)."""
-        parent, sizes, moved = self.b, dict(self.sizes), dict(self.moved)
+        parent, sizes, moved, local = self.b, dict(self.sizes), dict(self.moved), self.local
         self.b = parent.nested()
+        self.local = set()
         try:
             self._convert(block.ops[:-1])
             terminator = block.ops[-1]
@@ -586,7 +615,7 @@ class _FunctionConverter:
             self.b.create("scf.yield", {"results": tuple(yielded)}, location=terminator.location)
             return self.b.region_block(arguments)
         finally:
-            self.b, self.sizes, self.moved = parent, sizes, moved
+            self.b, self.sizes, self.moved, self.local = parent, sizes, moved, local
 
     def _for(self, op: Op) -> None:
         """`scf.for` carrying tensors carries their resources; the body is converted in place.
@@ -660,6 +689,20 @@ class _FunctionConverter:
                 self.define(old, result, c.size, c.type, c.dims, c.device)
             else:
                 self.b.bind(old, result)
+
+
+def _shared_with_scf(func_op: Op) -> set[Value]:
+    """Values an `scf` op of the function takes as operands, uses in its regions from outside,
+    or returns."""
+    from stream.analysis.storage import captured_values
+
+    out: set[Value] = set()
+    for op in func_op.walk():
+        if op.dialect == "scf" and op.regions:
+            out.update(op.operands)
+            out.update(op.results)
+            out.update(captured_values(op))
+    return out
 
 
 def _carried_tensor(op: Op, value: Value) -> TensorType:

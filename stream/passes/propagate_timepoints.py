@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
+from stream.analysis.storage import captured_values
 from stream.analysis.streamability import STRUCTURED, require_straight_line
 from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
 from stream.ir.attributes import UnitAttr
@@ -108,6 +109,12 @@ class _Propagator:
         self.by_pending: dict[Sources, list[Value]] = {}
         # In the block of an `scf.for` body: iter_arg index -> the timepoint carried with it.
         self.carried: dict[int, Value] = {}
+        # Un-awaited value -> the timepoints of the regions that captured it so far.
+        self.readers: dict[Value, set[Value]] = {}
+        # Timepoints of `scf` ops of this block (what their regions issued ends there).
+        self.scf_timepoints: list[Value] = []
+        # In a loop body: what the `sync` awaits before the yield waited for, carried instead.
+        self.deferred: set[Value] = set()
         if parent is not None:
             self._inherit(parent)
 
@@ -125,6 +132,7 @@ class _Propagator:
         self.value_cover = dict(parent.value_cover)
         self.materialized = dict(parent.materialized)
         self.awaited = dict(parent.awaited)
+        self.readers = {k: set(v) for k, v in parent.readers.items()}
 
     def _host_used(self) -> set[Value]:
         """Values some host op uses, looking through the awaits and barriers this pass drops (so
@@ -225,6 +233,11 @@ class _Propagator:
             self.here = op.location
             if op.name == "scf.yield":
                 self._yield(op)
+            elif self.carried and _is_sync_await(op) and all(_is_sync_await(o) or o.name == "scf.yield" for o in self.ops[j:]):
+                # A loop body's last waits (schedule-execution's, for work no yielded value
+                # depends on): the next iteration's carried timepoint covers that work instead
+                # of the host blocking in every iteration (`_yield`).
+                self.deferred |= self._sources_of(_spec(op.name).operand_group(op, "await_timepoint")[0])
             elif op.name in ("scf.for", "scf.if"):
                 self._structured(op)
             elif op.name == "stream.timepoint.await" and "sync" not in op.properties:
@@ -256,7 +269,19 @@ class _Propagator:
         if op.name == "scf.for":
             carried = [i for i, v in enumerate(op.operands[3:]) if isinstance(v.type, ResourceType)]
             inits = [self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v) for v in op.operands[3:]]
-            init_timepoints = [self._carried_timepoint(op.operands[3 + i]) for i in carried]
+            # Regions before the loop that use storage the loop uses: what covers the loop's
+            # accesses to it must cover theirs too (the loop's inductive argument asks one
+            # carrier for all of them), so the first carried timepoint starts after them, or,
+            # when the loop carries none, the host waits for them first.
+            touched = [v for v in (*op.operands[3:], *captured_values(op)) if isinstance(v.type, ResourceType)]
+            before = set().union(*(self.readers.get(self._raw(v), set()) for v in touched))
+            before = {tp for tp in before if not self._bit(tp) & self.host_covered}
+            if before and not carried:
+                self._sync_await(sorted(before, key=self._bit))
+            init_timepoints = [
+                self._timepoint(self._prune(self._pending(op.operands[3 + i]) | (before if k == 0 else set()))) or self._immediate()
+                for k, i in enumerate(carried)
+            ]
             body = op.regions[0].blocks[0]
             iv, *args = body.arguments
             arg_timepoints = [Value(TIMEPOINT) for _ in carried]
@@ -268,6 +293,7 @@ class _Propagator:
                 child._bit(tp)
             child.carried = dict(zip(carried, arg_timepoints))
             ops = child.run()
+            children = [child]
             region = Region((Block((iv, *args, *arg_timepoints), ops),))
             new = op.replace(
                 operands=(*(self._mapped(v) for v in op.operands[:3]), *inits, *init_timepoints),
@@ -280,12 +306,14 @@ class _Propagator:
         else:
             carried = [i for i, r in enumerate(op.results) if isinstance(r.type, ResourceType)]
             regions = []
+            children = []
             for region in op.regions:
                 blocks = []
                 for block in region.blocks:
                     child = _Propagator(block, self)
                     child.host_covered |= control
                     blocks.append(Block(block.arguments, child.run()))
+                    children.append(child)
                 regions.append(Region(tuple(blocks)))
             new = op.replace(
                 operands=tuple(self._mapped(v) for v in op.operands),
@@ -293,6 +321,16 @@ class _Propagator:
                 regions=tuple(regions),
             )
             covers = [0 for _ in carried]
+        # The size of each carried resource, as its yielded values are used (for a wait on the
+        # `scf` op's timepoint at the end of this block); none defined inside the op.
+        yielded_sizes: dict[int, Value] = {}
+        for child in children:
+            terminator = child.block.ops[-1]
+            for i in carried:
+                size = child.sizes.get(terminator.operands[i])
+                if size is not None:
+                    yielded_sizes.setdefault(i, size)
+        inside = {r for inner in op.walk() for r in inner.results} | {a for inner in op.walk() for r in inner.regions for b in r.blocks for a in b.arguments}
         self.emitted.append(new)
         timepoints = new.results[len(op.results):]
         for i, tp, cover in zip(carried, timepoints, covers):
@@ -300,6 +338,13 @@ class _Propagator:
             self._bit(tp)
             self.raw[op.results[i]] = op.results[i]
             self._set_pending(op.results[i], frozenset({tp}))
+            # Work the `scf` op issued ends at its timepoints: like a region's, they are waited
+            # for at the end of this block when nothing else covers them.
+            self.scf_timepoints.append(tp)
+            size = self.sizes.get(op.results[i]) or yielded_sizes.get(i)
+            if size is not None and size not in inside:
+                self.sizes.setdefault(op.results[i], size)
+                self.handle[tp] = (op.results[i], self._mapped(size))
 
     def _yield(self, op: Op) -> None:
         """The end of an `scf` region's block: each carried resource goes out un-awaited, with a
@@ -309,6 +354,16 @@ class _Propagator:
         are waited for on the host here (their work must end before anyone else's view)."""
         operands: list[Value] = []
         timepoints: list[Value] = []
+        flowing_sources: set[Value] = set()
+        extra: set[Value] = set()
+        if self.carried:
+            # In a loop body, work nothing yielded covers joins the first carried timepoint.
+            sources_so_far = 0
+            for i, v in enumerate(op.operands):
+                if isinstance(v.type, ResourceType):
+                    sources_so_far |= self._closure(self._pending(v) | ({self.carried[i]} if i in self.carried else set()))
+            extra = set(self.deferred) | {tp for tp in self._block_timepoints()
+                                          if not self._bit(tp) & (sources_so_far | self.host_covered)}
         for i, v in enumerate(op.operands):
             if not isinstance(v.type, ResourceType):
                 operands.append(self._mapped(v))
@@ -318,9 +373,13 @@ class _Propagator:
             incoming = self.carried.get(i)
             if incoming is not None:
                 sources.add(incoming)
+            if extra:
+                sources |= extra
+                extra = set()
+            flowing_sources |= sources
             timepoints.append(self._timepoint(self._prune(sources)) or self._immediate())
-        flowing = self._closure(timepoints) | self.host_covered
-        left = [tp for tp in self.region_timepoint.values() if not self._bit(tp) & flowing and tp in self.handle]
+        flowing = self._closure(flowing_sources) | self.host_covered
+        left = [tp for tp in self._block_timepoints() if not self._bit(tp) & flowing and tp in self.handle]
         if left:
             saved = self.host_covered
             self.host_covered = flowing
@@ -397,6 +456,8 @@ class _Propagator:
             self.handle[timepoint] = (new.results[0], self._mapped(spec.operand_group(op, "result_sizes")[0]))
         elif captures:
             self.handle[timepoint] = (self._raw(captures[0]), self._mapped(spec.operand_group(op, "resource_operand_sizes")[0]))
+        for c in captures:
+            self.readers.setdefault(self._raw(c), set()).add(timepoint)
         for old, result in zip(op.results[:-1], new.results[:-1]):
             self.raw[old] = result
             self._set_pending(old, frozenset({timepoint}))
@@ -454,11 +515,34 @@ class _Propagator:
         if op.name == "stream.timepoint.await":  # a `sync` await: the host has waited
             self.host_covered |= self._closure(self._sources_of(_spec(op.name).operand_group(op, "await_timepoint")[0]))
 
+    def _sync_await(self, timepoints: list[Value]) -> None:
+        """A host `sync` await of region timepoints (with a value of each to await it with)."""
+        needed = [tp for tp in self._prune_for_host(frozenset(timepoints)) if tp in self.handle]
+        if not needed:
+            return
+        values = [self.handle[tp] for tp in needed]
+        op = _spec("stream.timepoint.await").build(
+            operands={
+                "resource_operands": tuple(v for v, _ in values),
+                "resource_operand_sizes": tuple(size for _, size in values),
+                "await_timepoint": self._timepoint(needed),
+            },
+            results={"results": tuple(v.type for v, _ in values)},
+            attrs={"sync": UnitAttr()},
+            location=self.here,
+        )
+        self.emitted.append(op)
+        self.host_covered |= self._closure(needed)
+
+    def _block_timepoints(self) -> list[Value]:
+        """The timepoints work issued in this block ends at: its regions' and its `scf` ops'."""
+        return [*self.region_timepoint.values(), *self.scf_timepoints]
+
     def _await_leftovers(self) -> None:
         """Before returning, wait for every region the host has not waited for (its results are
         dropped, or only feed other such regions): no access to the caller's buffers, or to any
         other memory, may outlive the call."""
-        left = [tp for tp in self.region_timepoint.values() if not self._bit(tp) & self.host_covered and tp in self.handle]
+        left = [tp for tp in self._block_timepoints() if not self._bit(tp) & self.host_covered and tp in self.handle]
         needed = self._prune_for_host(frozenset(left))
         if not needed:
             return
@@ -537,6 +621,10 @@ def _remap(op: Op, mapping: dict[Value, Value]) -> Op:
     from stream.analysis.region_outlining import remap_op
 
     return remap_op(op, mapping)
+
+
+def _is_sync_await(op: Op) -> bool:
+    return op.name == "stream.timepoint.await" and "sync" in op.properties
 
 
 def _is_terminator(op: Op) -> bool:

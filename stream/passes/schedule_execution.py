@@ -61,24 +61,28 @@ def schedule_execution(module: Module) -> Module:
     return out
 
 
-def schedule_block(block: Block, default: Attribute | None) -> tuple[Op, ...] | None:
+def schedule_block(block: Block, default: Attribute | None, live: frozenset[int] | None = None) -> tuple[Op, ...] | None:
     """The ops of `block` scheduled (None when it has nothing to schedule), then the blocks of
     its `scf` regions, each on its own. An `scf` op is a side-effecting host op of its block: it
     gets the awaited form of every region result it uses, in its regions too, like any host
-    op. A region's block is scheduled like a function body: what it yields is awaited before
-    `scf.yield` (propagate-timepoints then carries the timepoints out), and a region of it that
-    nothing waits for is waited for before the yield."""
-    scheduled = _Scheduler(block, default).run()
+    op. A region's block (`live`: the indices of the values it yields that its parent uses) is
+    scheduled like a function body: what it yields is awaited before `scf.yield`
+    (propagate-timepoints then carries the timepoints out), and before the yield the host
+    waits for every region of the block whose work does not reach a live yielded value through
+    captures (nothing after the `scf` op would be ordered after that work)."""
+    scheduled = _Scheduler(block, default, live).run()
     ops = block.ops if scheduled is None else scheduled
     changed = scheduled is not None
     out = []
+    used_after: set[Value] = {v for op in ops for inner in op.walk() for v in inner.operands}
     for op in ops:
         if op.dialect == "scf" and op.regions:
+            results_used = frozenset(i for i, r in enumerate(op.results) if r in used_after)
             regions = []
             for region in op.regions:
                 blocks = []
                 for inner in region.blocks:
-                    nested = schedule_block(inner, default)
+                    nested = schedule_block(inner, default, results_used)
                     blocks.append(inner if nested is None else Block(inner.arguments, nested))
                     changed |= nested is not None
                 regions.append(Region(tuple(blocks)))
@@ -122,8 +126,9 @@ def _own_awaits(op: Op) -> tuple[Op, list[Value]]:
 class _Scheduler:
     """Rebuilds one function body from a partition plan."""
 
-    def __init__(self, block: Block, default: Attribute | None) -> None:
+    def __init__(self, block: Block, default: Attribute | None, live: frozenset[int] | None = None) -> None:
         self.block = block
+        self.live = live  # a region's block: which yielded values its parent uses
         self.default = default
         self.plan: PartitionPlan = partition_block(block, default)
         self.sizes = self.plan.analysis.sizes if self.plan.analysis is not None else resource_sizes(block)
@@ -167,7 +172,11 @@ class _Scheduler:
         """Regions nobody waited for (their results are dropped, or only feed other such regions)
         still touch memory: the host waits for them before returning, so that no access to the
         caller's buffers outlives the call."""
-        left = [p for p in sorted(self.handle) if p not in self.host_awaited]
+        if self.live is None:
+            left = [p for p in sorted(self.handle) if p not in self.host_awaited]
+        else:
+            reached = self._reaching_live_yields()
+            left = [p for p in sorted(self.handle) if p not in reached]
         if not left:
             return
         terminator = self.emitted.pop()
@@ -176,6 +185,22 @@ class _Scheduler:
         self._emit_await(frozenset(left), [self.handle[p][0] for p in left], [self.handle[p][1] for p in left],
                          location=terminator.location, sync=True)
         self.emitted.append(terminator)
+
+    def _reaching_live_yields(self) -> set[int]:
+        """The partitions whose work a live yielded value depends on, through region captures
+        (in the block of an `scf` region: the parent's uses of those values order it)."""
+        plan = self.plan
+        terminator = self.block.ops[-1]
+        assert self.live is not None
+        stack = [plan.resolve(v) for i, v in enumerate(terminator.operands) if i in self.live]
+        reached: set[int] = set()
+        while stack:
+            p = self.producer.get(stack.pop())
+            if p is None or p in reached:
+                continue
+            reached.add(p)
+            stack.extend(plan.resolve(c) for c in plan.partitions[p].captures)
+        return reached
 
     # -- values crossing units ------------------------------------------------------------------
     def _needs(self, values: Sequence[Value], hazards: dict[int, list[Value]]) -> dict[Value, frozenset[int]]:
@@ -245,6 +270,14 @@ class _Scheduler:
 
     # -- units ----------------------------------------------------------------------------------
     def _emit_host(self, op: Op, unit: tuple[str, int]) -> None:
+        waited = set(self.host_awaited)
+        self._emit_host_op(op, unit)
+        if op.dialect == "scf":
+            # An await of region results for an `scf` op orders only their users in its regions,
+            # which may not run (a branch not taken, a loop run no time): it is no host wait.
+            self.host_awaited = waited
+
+    def _emit_host_op(self, op: Op, unit: tuple[str, int]) -> None:
         resolve = self.plan.resolve
         resources = []
         for inner in op.walk():

@@ -173,11 +173,11 @@ def _function(body: str, signature: str = "") -> str:
         ),
         (
             '"util.func"() <{function_type = (i1) -> (), sym_name = "f"}> ({\n'
-            '^bb0(%c: i1):\n  "scf.if"(%c) ({\n    "scf.yield"() : () -> ()\n  }, {\n  }) : (i1) -> ()\n'
+            '^bb0(%c: i1):\n  "scf.execute_region"() ({\n    "scf.yield"() : () -> ()\n  }) : () -> ()\n'
             '  %c64 = "arith.constant"() <{value = 64 : index}> : () -> index\n'
             '  %a = "stream.async.alloca"(%c64) : (index) -> !stream.resource<transient>\n'
             '  "util.return"() : () -> ()\n}) : () -> ()\n',
-            "'scf.if' control flow is not supported",
+            "'scf.execute_region' control flow is not supported",  # scf.for/scf.if are allocated
         ),
     ],
 )
