@@ -180,6 +180,8 @@ class _Loop:
         # Values defined before the loop whose storage the loop writes in place (async level):
         # an earlier iteration ended their versions (`verify.loops`, HeadPlan.ends).
         self.ends: dict[Value, None] = {}
+        # Storage (by the value that made it) some iteration's own op writes (`_collect_outer`).
+        self.written: set[Value] = set()
 
     # -- the checks ---------------------------------------------------------------------------------
     def check(self) -> int:
@@ -187,9 +189,9 @@ class _Loop:
         found while checking; when a later iteration touches more of it, everything is checked
         again with the larger set (each round adds one at least, so this ends)."""
         while True:
-            known = (len(self.outer), len(self.ends))
+            known = (len(self.outer), len(self.ends), len(self.written))
             runs, states = self._attempt()
-            if (len(self.outer), len(self.ends)) == known:
+            if (len(self.outer), len(self.ends), len(self.written)) == known:
                 self.c.runs.extend(runs)
                 return states
 
@@ -313,6 +315,7 @@ class _Loop:
     # -- classification of obligations ---------------------------------------------------------------
     def _classifier(self, head: HeadPlan | None, demands: list[NextPlan], head_index: int = 0) -> Classifier:
         at_back_edge = bool(demands)
+        pre_count = len(self.pre.ops)  # the ops of the path into the loop come first in every run
 
         def classify(model: FunctionModel, ob: Obligation) -> str:
             sites = [s for s in (ob.first, ob.second, *ob.targets) if s is not None]
@@ -321,6 +324,13 @@ class _Loop:
                 return "drop"  # two demands against each other: neither is an access of the program
             if mine:
                 if ob.cls in QUERY_CLASSES:
+                    # A demand stands for the next iteration's accesses and asks whether the
+                    # carrier covers the accesses of the iterations so far (what the head's
+                    # summary sites stand for). Ops before the loop are not among those: every
+                    # run keeps them on its path, so their pairs with any iteration's own
+                    # accesses are checked there, as real obligations.
+                    if all(s.order[0] < pre_count for s in sites if s not in mine):
+                        return "drop"
                     return "query"
                 return "report" if ob.cls in REPORTED_AT_BACK_EDGE else "drop"
             if head is not None:
@@ -357,6 +367,8 @@ class _Loop:
             if a.site.order[0] < head_index:
                 continue
             alloc = a.alloc
+            if a.writes:
+                self.written.add(alloc.value)
             if alloc.id in own or alloc.id in carried or alloc.id in slot_allocs:
                 continue
             t: Target = ("outer", alloc.value)
@@ -418,7 +430,11 @@ class _Loop:
         targets = {("slot", j) for j in self.res_slots} | set(self.outer)
         modes = dict(self.modes)
         for j in self.res_slots:
-            modes.setdefault(("slot", j), WRITE)
+            # A slot holding outer storage that no iteration writes (an outer value passed on)
+            # was only read by earlier iterations; any other slot was made (written) by them.
+            origin = state[j]
+            passed_on = origin is not None and origin.kind == "outer" and origin.value not in self.written
+            modes.setdefault(("slot", j), READ if passed_on else WRITE)
         values = list(self.args)
         hidden: dict[int, Value] = {}
         for j in gated:

@@ -692,17 +692,41 @@ class _FunctionConverter:
 
 
 def _shared_with_scf(func_op: Op) -> set[Value]:
-    """Values an `scf` op of the function takes as operands, uses in its regions from outside,
-    or returns."""
+    """Values whose storage an `scf` op of the function may share: the values it takes as
+    operands, uses in its regions from outside or returns, and every value tied to one of those
+    (a result written in place into an operand shares its storage)."""
     from stream.analysis.storage import captured_values
 
-    out: set[Value] = set()
+    parent: dict[Value, Value] = {}
+
+    def find(v: Value) -> Value:
+        while parent.get(v, v) is not v:
+            v = parent[v]
+        return v
+
+    touched: set[Value] = set()
     for op in func_op.walk():
         if op.dialect == "scf" and op.regions:
-            out.update(op.operands)
-            out.update(op.results)
-            out.update(captured_values(op))
-    return out
+            touched.update(op.operands)
+            touched.update(op.results)
+            touched.update(captured_values(op))
+        for result, operand in _input_ties(op):
+            parent[find(result)] = find(operand)
+    roots = {find(v) for v in touched}
+    values = {v for op in func_op.walk() for v in (*op.operands, *op.results)}
+    return {v for v in values if find(v) in roots}
+
+
+def _input_ties(op: Op) -> list[tuple[Value, Value]]:
+    """(result, operand) pairs of an input-level op that writes the operand in place."""
+    if op.name == "flow.dispatch":
+        arguments = view(op).arguments
+        return [(r, arguments[t]) for r, t in zip(op.results, _tied_list(op)) if 0 <= t < len(arguments)]
+    if op.name == "flow.tensor.update":
+        return [(op.results[0], view(op).target)]
+    if op.name == "flow.tensor.store":
+        return [(op.results[0], view(op).target)]
+    return []
 
 
 def _carried_tensor(op: Op, value: Value) -> TensorType:

@@ -149,6 +149,8 @@ class _Round:
         self.joins: dict[Value, Op] = {op.results[0]: op for op in block.ops if op.name == "stream.timepoint.join"}
         self.mapping = mapping
         self.ops: list[Op] = []
+        # Values control flow passes on (operands of yields and branches of this block).
+        self.passed_on: set[Value] = set()
 
     def flatten(self, t: Value) -> list[Value]:
         """What awaiting `t` really waits for: the inputs of joins, recursively."""
@@ -196,7 +198,12 @@ def _holder(r: _Round, op: Op, position: int) -> None:
 
 def _join(r: _Round, op: Op, position: int) -> None:
     result = op.results[0]
-    roots = r.coverage.roots([v for t in op.operands for v in r.flatten(t)], position)
+    # A join that control flow passes on (to a yield, a branch): only what its own inputs
+    # imply is dropped, not what the host awaited here. The value stands for its inputs where
+    # it arrives (after a loop that ran no time, or on another path), where that host wait may
+    # not have happened; and the loop argument asks one carried timepoint to cover the work.
+    at = None if result in r.passed_on else position
+    roots = r.coverage.roots([v for t in op.operands for v in r.flatten(t)], at)
     if roots == list(op.operands):
         r.ops.append(remap_op(op, r.mapping))
         return
@@ -249,6 +256,7 @@ def _elide_block(block: Block, known: list[Op], mapping: dict[Value, Value]) -> 
     ordered = [op for op in (*known, *block.ops) if not _control(op)]
     position = {id(op): i for i, op in enumerate(ordered)}
     r = _Round(Block((), tuple(ordered)), mapping)
+    r.passed_on = {v for op in block.ops if _control(op) and not op.regions for v in op.operands}
     ran: list[Op] = []
     for op in block.ops:
         rule = _RULES.get(op.name)

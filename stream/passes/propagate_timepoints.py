@@ -109,6 +109,9 @@ class _Propagator:
         self.by_pending: dict[Sources, list[Value]] = {}
         # In the block of an `scf.for` body: iter_arg index -> the timepoint carried with it.
         self.carried: dict[int, Value] = {}
+        # Values this block defines, and the regions of it that use a value from outside it.
+        self.local: set[Value] = {r for op in block.ops for r in op.results}
+        self.touching_outer: list[Value] = []
         # Un-awaited value -> the timepoints of the regions that captured it so far.
         self.readers: dict[Value, set[Value]] = {}
         # Timepoints of `scf` ops of this block (what their regions issued ends there).
@@ -278,8 +281,16 @@ class _Propagator:
             before = {tp for tp in before if not self._bit(tp) & self.host_covered}
             if before and not carried:
                 self._sync_await(sorted(before, key=self._bit))
+            # A slot the body passes an outer value on to starts after what that value waits
+            # for, so that its timepoint covers it in every iteration (by induction: each
+            # iteration's covers the one before), not only in those that passed it on.
+            body_defined = {r for inner in op.walk() if inner is not op for r in inner.results} | set(op.regions[0].blocks[0].arguments)
+            terminator = op.regions[0].blocks[0].ops[-1]
+            passed_on = {i: self._pending(terminator.operands[i]) for i in carried
+                         if i < len(terminator.operands) and terminator.operands[i] not in body_defined}
             init_timepoints = [
-                self._timepoint(self._prune(self._pending(op.operands[3 + i]) | (before if k == 0 else set()))) or self._immediate()
+                self._timepoint(self._prune(self._pending(op.operands[3 + i]) | passed_on.get(i, frozenset()) | (before if k == 0 else set())))
+                or self._immediate()
                 for k, i in enumerate(carried)
             ]
             body = op.regions[0].blocks[0]
@@ -362,8 +373,11 @@ class _Propagator:
             for i, v in enumerate(op.operands):
                 if isinstance(v.type, ResourceType):
                     sources_so_far |= self._closure(self._pending(v) | ({self.carried[i]} if i in self.carried else set()))
-            extra = set(self.deferred) | {tp for tp in self._block_timepoints()
-                                          if not self._bit(tp) & (sources_so_far | self.host_covered)}
+            # So does the work of every region that used storage from outside the iteration
+            # (a carried value, a value from before the loop): the loop's inductive argument
+            # asks one carried timepoint to cover all of an iteration's accesses to it.
+            extra = set(self.deferred) | set(self.touching_outer) | {
+                tp for tp in self._block_timepoints() if not self._bit(tp) & (sources_so_far | self.host_covered)}
         for i, v in enumerate(op.operands):
             if not isinstance(v.type, ResourceType):
                 operands.append(self._mapped(v))
@@ -377,7 +391,10 @@ class _Propagator:
                 sources |= extra
                 extra = set()
             flowing_sources |= sources
-            timepoints.append(self._timepoint(self._prune(sources)) or self._immediate())
+            # Only what another source implies is left out, not what the host awaited here:
+            # the timepoint stands for the value where it arrives (after a loop that ran no
+            # time, or at the next iteration), and one carried timepoint must cover the work.
+            timepoints.append(self._timepoint(self._prune_for_host(frozenset(sources))) or self._immediate())
         flowing = self._closure(flowing_sources) | self.host_covered
         left = [tp for tp in self._block_timepoints() if not self._bit(tp) & flowing and tp in self.handle]
         if left:
@@ -458,6 +475,8 @@ class _Propagator:
             self.handle[timepoint] = (self._raw(captures[0]), self._mapped(spec.operand_group(op, "resource_operand_sizes")[0]))
         for c in captures:
             self.readers.setdefault(self._raw(c), set()).add(timepoint)
+        if any(c not in self.local for c in captures):
+            self.touching_outer.append(timepoint)
         for old, result in zip(op.results[:-1], new.results[:-1]):
             self.raw[old] = result
             self._set_pending(old, frozenset({timepoint}))

@@ -385,10 +385,35 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
         _havoc(m, k, "y", i, a, term)
     y = [_state(m, k, "y", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
     if any(isinstance(e, Res) and e.alloc is not None for e in y):
-        m.loop_floor, m.loop_floor_why = len(m.allocs), f"the loop at {term.location}"
+        # A result may live in the storage of what entered the loop or what the loop read from
+        # outside (a yielded outer value; an initial value when it ran no time): storage the
+        # loop never touched cannot hold a result.
+        # The results themselves may be any of that storage: writing one in place is not
+        # followed either.
+        touched = [e for e in (*init, *y) if isinstance(e, Res)]
+        touched += [e for v in _outer_values(blocks, body) if isinstance(e := m.env.get(v), Res)]
+        m.loop_aliased |= {e.alloc.id for e in touched if e.alloc is not None}
+        m.loop_floor_why = f"the loop at {term.location}"
     cont_y, out = _run_header(m, header, header_ops, term, y, go_on, 1 - go_on)
     m.facts.assume(m.ints.to_z3(cont_y) == 0)  # the state after the loop fails the condition
     return term.successors[1 - go_on], out
+
+
+def _outer_values(blocks: tuple[Block, ...], body: frozenset[int]) -> list[Value]:
+    """The values the loop's blocks (their nested regions too) use that they do not define."""
+    defined: set[Value] = set()
+    used: dict[Value, None] = {}
+    for i in body:
+        defined.update(blocks[i].arguments)
+        for op in blocks[i].ops:
+            for inner in op.walk():
+                defined.update(inner.results)
+                for region in inner.regions:
+                    for b in region.blocks:
+                        defined.update(b.arguments)
+                for v in inner.operands:
+                    used.setdefault(v, None)
+    return [v for v in used if v not in defined]
 
 
 def _memory_snapshot(m: Machine, alloc: Allocation) -> tuple[Any, ...]:

@@ -195,10 +195,11 @@ class Machine:
         # (verify.refinement.control_flow).
         self.loop_fresh: list[set[int]] = []
         self.loop_start: list[int] = []
-        # After a loop whose results have storage: allocations numbered below `loop_floor` may be
-        # that storage (the loop may have run zero times, or passed a value through), so an
-        # in-place write to one of them is not followed (`loop_floor_why` says which loop).
-        self.loop_floor = 0
+        # After a loop whose results have storage: the allocations in `loop_aliased` (what
+        # entered the loop or was read by it) may be that storage (the loop may have run zero
+        # times, or passed a value through), so an in-place write to one of them is not followed
+        # (`loop_floor_why` says which loop).
+        self.loop_aliased: set[int] = set()
         self.loop_floor_why = ""
         # Resources a loop carries whose size is a symbol of the loop state: a use that spells
         # the size (`%r{%n}`) fixes it, as a use fixes a function argument's size (`res`).
@@ -392,7 +393,7 @@ class Machine:
             raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what}, storage made before the loop iteration "
                             "it runs in that is not storage from before the loop either (a carried resource's, or a "
                             "value's): the check does not follow it")
-        if alloc.id < self.loop_floor:
+        if alloc.id in self.loop_aliased:
             raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what} after {self.loop_floor_why}, whose results may "
                             "live in that storage: an in-place write that may change a loop result is not followed")
 
