@@ -62,7 +62,7 @@ import z3
 from stream.ir.core import Op, Value
 from stream.ir.types import IndexType, IntegerType
 from verify.events import Site
-from verify.model import WRITE, Access, Builder
+from verify.model import READ, WRITE, Access, Builder
 from verify.rules.table import effect
 from verify.storage import AllocKind, Walker, storage_rule
 from verify.symbolic import Expr, Symbols, evaluator
@@ -172,6 +172,14 @@ def _head_storage(w: Walker, op: Op) -> None:
     plan = _head(op)
     plan.allocs.clear()  # this plan's op may be in several programs: record the current one's
     by_cls: dict[int, Value] = {}
+    # The declared size of a past storage: its own, else what a use of any slot of its class
+    # spells (slots of one class are the same storage).
+    cls_size: dict[int, Value] = {}
+    for j, origin in enumerate(plan.origins):
+        if origin is not None and origin.kind != "outer":
+            declared = origin.size if origin.size is not None else w.first_size.get(plan.header_args[j])
+            if declared is not None:
+                cls_size.setdefault(origin.cls, declared)
     for j, origin in enumerate(plan.origins):
         if origin is None:
             continue
@@ -182,7 +190,7 @@ def _head_storage(w: Walker, op: Op) -> None:
         elif origin.cls in by_cls:
             w.storage.alias(arg, by_cls[origin.cls])
         else:
-            declared = origin.size if origin.size is not None else w.first_size.get(plan.header_args[j])
+            declared = cls_size.get(origin.cls)
             size = w.size(declared) if declared is not None else w.symbols.fresh("loop_size", arg, op.location, "size of a loop-carried resource")
             alloc = w.storage.allocate(arg, origin.alloc_kind, op, size, w.device(op), op.location)
             plan.allocs[alloc.id] = j
@@ -285,6 +293,14 @@ def _head_effect(b: Builder, op: Op) -> None:
         if origin is None:
             continue
         slot: Target = ("slot", j)
+        if origin.kind == "outer" and plan.modes.get(slot) == READ:
+            # Outer storage no iteration writes, passed on: its bytes were made before the loop
+            # (those writes are on every path and ordered by the storage rules), so earlier
+            # iterations produce nothing a user must wait for.
+            made = b.host(op, "earlier iterations (a value passed on)")
+            plan.sites.add(made.id)
+            b.produce(made, (plan.values[j],))
+            continue
         made = by_target.get(slot) or (orphan if slot in plan.orphans else None)
         if made is None:  # covered by nothing and touched by nothing: still made before
             made = b.submit(op, (), "earlier iterations")

@@ -693,8 +693,8 @@ class _FunctionConverter:
 
 def _shared_with_scf(func_op: Op) -> set[Value]:
     """Values whose storage an `scf` op of the function may share: the values it takes as
-    operands, uses in its regions from outside or returns, and every value tied to one of those
-    (a result written in place into an operand shares its storage)."""
+    operands, uses in its regions from outside, yields or returns, and every value tied to one
+    of those (a result written in place into an operand shares its storage)."""
     from stream.analysis.storage import captured_values
 
     parent: dict[Value, Value] = {}
@@ -710,6 +710,8 @@ def _shared_with_scf(func_op: Op) -> set[Value]:
             touched.update(op.operands)
             touched.update(op.results)
             touched.update(captured_values(op))
+        if op.name == "scf.yield":
+            touched.update(op.operands)
         for result, operand in _input_ties(op):
             parent[find(result)] = find(operand)
     roots = {find(v) for v in touched}

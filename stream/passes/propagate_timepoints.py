@@ -288,11 +288,14 @@ class _Propagator:
             terminator = op.regions[0].blocks[0].ops[-1]
             passed_on = {i: self._pending(terminator.operands[i]) for i in carried
                          if i < len(terminator.operands) and terminator.operands[i] not in body_defined}
-            init_timepoints = [
-                self._timepoint(self._prune(self._pending(op.operands[3 + i]) | passed_on.get(i, frozenset()) | (before if k == 0 else set())))
-                or self._immediate()
-                for k, i in enumerate(carried)
-            ]
+            # Slots may pass their values on to one another (a permutation, a value carried
+            # into another slot), so every slot starts after what any initial value or passed-on
+            # outer value waits for: then each slot's timepoint covers, in every iteration, what
+            # the value it carries was ordered after when the loop began.
+            start = set(before)
+            for i in carried:
+                start |= self._pending(op.operands[3 + i]) | passed_on.get(i, frozenset())
+            init_timepoints = [self._timepoint(self._prune(start)) or self._immediate() for _ in carried]
             body = op.regions[0].blocks[0]
             iv, *args = body.arguments
             arg_timepoints = [Value(TIMEPOINT) for _ in carried]
