@@ -217,6 +217,8 @@ def scf_covers_captures(op: Op, names: set[Value]) -> bool:
                 if not any(v in names for nested in inner.walk() for v in nested.operands):
                     continue
                 kind = _use_kind(inner)
+                if kind is UseKind.ESCAPE and inner.dialect == "scf" and scf_covers_captures(inner, names):
+                    kind = UseKind.DEVICE  # a nested loop or branch, finished at its timepoints
                 if kind is UseKind.DEVICE:
                     needed += [r for r in inner.results if isinstance(r.type, TimepointType)]
                 elif kind is not UseKind.HOST:
