@@ -226,21 +226,26 @@ class BlockBuilder:
 
     def region_block(self, arguments: tuple[Value, ...]) -> Block:
         """The nested block this builder made (see `nested`): its ops, without the constants
-        (the outermost builder's `block` emits them)."""
-        return Block(arguments, tuple(self.ops))
+        (the outermost builder's `block` emits them), and without index arithmetic it made that
+        nothing uses."""
+        return Block(arguments, tuple(self._live_ops(set(self._exprs.values()))))
 
-    # -- result ------------------------------------------------------------------------------
-    def block(self, arguments: tuple[Value, ...]) -> Block:
-        """The new block: hoisted constants first, then the emitted ops. Index arithmetic this
-        builder made and constants nothing uses (intermediates that folded away) are dropped."""
+    def _live_ops(self, made: set[Value]) -> list[Op]:
+        """The emitted ops without the index arithmetic among `made` that nothing uses."""
         ops = list(self.ops)
-        made = set(self._exprs.values())
         while made:
             used = {v for op in ops for inner in op.walk() for v in inner.operands}
             dead = {op for op in ops if len(op.results) == 1 and op.results[0] in made and op.results[0] not in used}
             if not dead:
                 break
             ops = [op for op in ops if op not in dead]
+        return ops
+
+    # -- result ------------------------------------------------------------------------------
+    def block(self, arguments: tuple[Value, ...]) -> Block:
+        """The new block: hoisted constants first, then the emitted ops. Index arithmetic this
+        builder made and constants nothing uses (intermediates that folded away) are dropped."""
+        ops = self._live_ops(set(self._exprs.values()))
         used = {v for op in ops for inner in op.walk() for v in inner.operands}
         constants = [op for op in self._constant_ops if op.results[0] in used]
         return Block(arguments, tuple(constants) + tuple(ops))
