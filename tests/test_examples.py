@@ -25,7 +25,7 @@ from verify.hook import make_hook
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.mlir"))
 # Index arguments cannot be drawn at random: the values the examples are run with.
-INDEX_ARGUMENTS = {"dynamic.mlir": {"n": 5}, "inplace.mlir": {"pos": 14}}
+INDEX_ARGUMENTS = {"dynamic.mlir": {"n": 5}, "inplace.mlir": {"pos": 14}, "decode_loop.mlir": {"steps": 3}}
 
 
 def example(path: Path) -> ir.Module:
