@@ -281,3 +281,91 @@ def test_every_edge_of_a_switch_back_to_the_header_counts() -> None:
     assert "OUT_OF_BOUNDS" in report.classes, report.text()
     safe = SWITCH_BACK_EDGE.replace("1: ^bb1(%next, %c128, %e", "1: ^bb1(%next, %c64, %e")
     assert verify_text(safe, "m.mlir").status == "proved"
+
+
+# -- found by random input-level loop programs through the pipeline (tests/input_loop_programs.py) --
+PRE_LOOP_READ = """
+util.func public @f(%arg0: !stream.resource<external>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %a, %at = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute await(%at) => with(%arg0 as %x: !stream.resource<external>{%c64}, %a as %y: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %x[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+  } => !stream.timepoint
+  scf.for %i = %c0 to %n step %c1 {
+    %b, %bt = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+    %e1 = stream.cmd.execute await(%bt) => with(%arg0 as %x: !stream.resource<external>{%c64}, %b as %y: !stream.resource<transient>{%c64}) {
+      stream.cmd.copy %x[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    } => !stream.timepoint
+    %d1 = stream.resource.dealloca await(%e1) => %b : !stream.resource<transient>{%c64} => !stream.timepoint
+    %w1 = stream.timepoint.await sync %d1 => %arg0 : !stream.resource<external>{%c64}
+  }
+  %d0 = stream.resource.dealloca await(%e0) => %a : !stream.resource<transient>{%c64} => !stream.timepoint
+  %w0 = stream.timepoint.await sync %d0 => %arg0 : !stream.resource<external>{%c64}
+  util.return
+}
+"""
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_a_read_before_the_loop_does_not_stop_the_host_covering_the_iterations_reads(smt: str) -> None:
+    # The caller's buffer is read before the loop (waited for at the end) and in every iteration
+    # (waited for by the host before the next one): every read ends before the return. The
+    # demand at the back edge once counted the read before the loop against the host carrier,
+    # so no carrier covered the buffer and the summary read it unordered: a false MISSED_WAIT.
+    assert verify_text(PRE_LOOP_READ, "f.mlir", smt=smt).status == "proved"
+    # Twin: without the host's wait in the body, the last iteration's read outlives the call.
+    twin = PRE_LOOP_READ.replace("    %w1 = stream.timepoint.await sync %d1 => %arg0 : !stream.resource<external>{%c64}\n", "")
+    report = verify_text(twin, "f.mlir", smt=smt)
+    assert report.status == "violated" and "MISSED_WAIT" in report.classes, report.text()
+
+
+PASSED_ON = """
+util.func public @g(%arg0: !stream.resource<external>, %n: index) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t0 = stream.timepoint.immediate => !stream.timepoint
+  %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %arg0, %s = %arg0, %t = %t0) -> (!stream.resource<external>, !stream.resource<external>, !stream.timepoint) {
+    %b, %bt = stream.resource.alloca uninitialized : !stream.resource<transient>{%c64} => !stream.timepoint
+    %e1 = stream.cmd.execute await(%bt) => with(%arg0 as %x: !stream.resource<external>{%c64}, %b as %y: !stream.resource<transient>{%c64}) {
+      stream.cmd.copy %x[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    } => !stream.timepoint
+    %d1 = stream.resource.dealloca await(%e1) => %b : !stream.resource<transient>{%c64} => !stream.timepoint
+    %j = stream.timepoint.join max(%t, %d1) => !stream.timepoint
+    scf.yield %arg0, %p, %j : !stream.resource<external>, !stream.resource<external>, !stream.timepoint
+  }
+  %o = stream.timepoint.await %r#2 => %r#1 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+"""
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_a_carried_outer_value_no_iteration_writes_is_passed_on_not_made(smt: str) -> None:
+    # The loop passes the caller's buffer on (one slot to the other, so it is not an invariant
+    # argument) and reads it through its outer name without awaiting the carried timepoint:
+    # reads only, no hazard. The summary once had earlier iterations *make* the carried slot (a
+    # write), a false MISSED_WAIT on that read.
+    assert verify_text(PASSED_ON, "g.mlir", smt=smt).status == "proved"
+    # Twin: the body writes the carried buffer in place (a fill of %s), not ordered with the
+    # next iteration's read of the same buffer through %arg0.
+    twin = PASSED_ON.replace(
+        "    %j = stream.timepoint.join max(%t, %d1) => !stream.timepoint\n",
+        "    %c7 = arith.constant 7 : i32\n"
+        "    %f = stream.cmd.execute await(%t) => with(%s as %z: !stream.resource<external>{%c64}) {\n"
+        "      stream.cmd.fill %c7, %z[%c0 for %c64] : i32 -> !stream.resource<external>{%c64}\n"
+        "    } => !stream.timepoint\n"
+        "    %j = stream.timepoint.join max(%f, %d1) => !stream.timepoint\n")
+    report = verify_text(twin, "g.mlir", smt=smt)
+    assert report.status == "violated" and report.classes & {"RACE_WRITE_AFTER_READ", "MISSED_WAIT", "RACE_READ_AFTER_WRITE"}, report.text()
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_slots_sharing_storage_made_by_an_earlier_iteration_take_its_declared_size(smt: str) -> None:
+    # Slot 1 passes its value on to slot 2: both are one past storage, whose size only slot 2's
+    # uses spell. It was once sized by slot 1 alone (no use: a fresh, unconstrained size), so
+    # slot 2's 4-byte slice looked out of the bounds of a 0-byte buffer.
+    report = verify_text(_read("loop_if_shared_slots"), "loop_if_shared_slots.mlir", smt=smt)
+    assert report.status == "proved", report.text()
