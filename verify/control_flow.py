@@ -287,6 +287,12 @@ class _Loop:
             for _d, nxt in demands:
                 if sites & nxt.sites:
                     about = set(query_targets(nxt, ob.first, ob.second, ob.x, ob.y, ob.value)) or set(targets)
+                    if ob.value is not None:
+                        # A readiness query is one per consumer and producer, naming one of the
+                        # values: every carried value this demand uses may come from that
+                        # producer, so none of them is covered (naming only the one was a hole:
+                        # an unawaited export of a loop's second result was proved).
+                        about |= {t for (sid, _v), t in nxt.uses.items() if sid in sites}
                     proved -= {(nxt.carrier, t) for t in about}  # unattributed: the carrier covers nothing
         proved |= self._monotone_timepoints(model, yields, head)
         run.proved = frozenset(proved)

@@ -259,10 +259,6 @@ class _Propagator:
     # Each resource an `scf` op carries is carried with a timepoint covering it (appended after
     # the op's own values, in the same order), as IREE's PropagateTimepoints expands them: the
     # host does not wait for a loop-carried or branch-yielded value, the consumers do.
-    def _carried_timepoint(self, v: Value) -> Value:
-        """A timepoint covering the input value `v` (an immediate when nothing is pending)."""
-        return self._timepoint(self._prune(self._pending(v))) or self._immediate()
-
     def _structured(self, op: Op) -> None:
         # Its regions run once the values it takes are there (a branch condition loaded from
         # a device: what the load was ordered after is done).

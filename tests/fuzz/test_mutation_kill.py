@@ -85,7 +85,7 @@ def _lowered(module: Module) -> Module:
     only (no pass that adds or removes waits), cmd-level ones are run as they are."""
     from stream.passes import parse_pipeline, run_pipeline
 
-    if not any(op.name == "stream.async.execute" for f in functions(module) for op in f.body.ops):
+    if not any(op.name == "stream.async.execute" for f in functions(module) for op in f.op.walk()):
         return module
     out, _ = run_pipeline(module, parse_pipeline("schedule-allocation"), verify="none")
     return out

@@ -73,7 +73,7 @@ def test_examples(path: Path) -> None:
 # examples/ (tested end to end in tests/test_examples.py) here only for the many-seeds sweep; their
 # index arguments, by name, also size their dynamic dims.
 REPO_EXAMPLES = sorted((ROOT_DIR / "examples").glob("*.mlir"))
-REPO_INDEX = {"dynamic.mlir": {"n": 3}, "inplace.mlir": {"pos": 9}}
+REPO_INDEX = {"dynamic.mlir": {"n": 3}, "inplace.mlir": {"pos": 9}, "decode_loop.mlir": {"steps": 3}}
 
 
 def _sweep_inputs(path: Path, module: ir.Module, name: str) -> list[Any]:

@@ -369,3 +369,40 @@ def test_slots_sharing_storage_made_by_an_earlier_iteration_take_its_declared_si
     # slot 2's 4-byte slice looked out of the bounds of a 0-byte buffer.
     report = verify_text(_read("loop_if_shared_slots"), "loop_if_shared_slots.mlir", smt=smt)
     assert report.status == "proved", report.text()
+
+
+HOLE = """
+util.func public @f(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %n: index) -> (!hal.buffer_view, !hal.buffer_view) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %0 = stream.tensor.import on(#hal.device.affinity<@dev0>) %arg0 : !hal.buffer_view -> tensor<16xf32> in !stream.resource<external>{%c64}
+  %1 = stream.tensor.import on(#hal.device.affinity<@dev0>) %arg1 : !hal.buffer_view -> tensor<16xf32> in !stream.resource<external>{%c64}
+  %t0 = stream.timepoint.immediate => !stream.timepoint
+  %r:4 = scf.for %i = %c0 to %n step %c1 iter_args(%k = %0, %h = %1, %t = %t0, %u = %t0) -> (!stream.resource<external>, !stream.resource<external>, !stream.timepoint, !stream.timepoint) {
+    %j = stream.timepoint.join max(%t, %u) => !stream.timepoint
+    %res:2, %rt = stream.async.execute on(#hal.device.affinity<@dev0>) await(%j) => with(%h as %a: !stream.resource<external>{%c64}, %k as %b: !stream.resource<external>{%c64}) -> (!stream.resource<external>{%c64}, !stream.resource<external>{%c64}) {
+      %y = stream.async.dispatch @tanh(%a[%c0 to %c64 for %c64]) : (!stream.resource<external>{%c64}) -> !stream.resource<external>{%c64}
+      %z = stream.async.dispatch @tanh(%b[%c0 to %c64 for %c64]) : (!stream.resource<external>{%c64}) -> !stream.resource<external>{%c64}
+      stream.yield %z, %y : !stream.resource<external>{%c64}, !stream.resource<external>{%c64}
+    } => !stream.timepoint
+    scf.yield %res#0, %res#1, %rt, %rt : !stream.resource<external>, !stream.resource<external>, !stream.timepoint, !stream.timepoint
+  }
+  %w = stream.timepoint.await %r#2 => %r#0 : !stream.resource<external>{%c64}
+  %e0 = stream.tensor.export on(#hal.device.affinity<@dev0>) %w : tensor<16xf32> in !stream.resource<external>{%c64} -> !hal.buffer_view
+  %w1 = stream.timepoint.await %r#3 => %r#1 : !stream.resource<external>{%c64}
+  %e1 = stream.tensor.export on(#hal.device.affinity<@dev0>) %w1 : tensor<16xf32> in !stream.resource<external>{%c64} -> !hal.buffer_view
+  util.return %e0, %e1 : !hal.buffer_view, !hal.buffer_view
+}
+"""
+
+
+@pytest.mark.parametrize("smt", SMT)
+def test_an_unawaited_second_loop_result_is_a_missed_wait(smt: str) -> None:
+    # Found by the mutation self-test on examples/decode_loop.mlir: one region makes both carried
+    # values, and the readiness query a demand fails names one of them only; the host (and the
+    # other carriers) were taken to cover the other, so exporting it unawaited was proved.
+    assert verify_text(HOLE, "f.mlir", smt=smt).status == "proved"
+    mutant = HOLE.replace("  %w1 = stream.timepoint.await %r#3 => %r#1 : !stream.resource<external>{%c64}\n", "").replace(") %w1 :", ") %r#1 :")
+    report = verify_text(mutant, "f.mlir", smt=smt)
+    assert report.status == "violated" and "MISSED_WAIT" in report.classes, report.text()
