@@ -282,6 +282,7 @@ class _Loop:
                 forget(d)
         model = models[0]
         proved = {(c, t) for c in self.carriers for t in targets}
+        ready_by_id = {id(v): site for v, site in model.ready.items()}
         for ob, _verdict in failed:
             sites = {s.id for s in (ob.first, ob.second, *ob.targets) if s is not None}
             for _d, nxt in demands:
@@ -289,10 +290,10 @@ class _Loop:
                     about = set(query_targets(nxt, ob.first, ob.second, ob.x, ob.y, ob.value)) or set(targets)
                     if ob.value is not None:
                         # A readiness query is one per consumer and producer, naming one of the
-                        # values: every carried value this demand uses may come from that
-                        # producer, so none of them is covered (naming only the one was a hole:
-                        # an unawaited export of a loop's second result was proved).
-                        about |= {t for (sid, _v), t in nxt.uses.items() if sid in sites}
+                        # values: every carried value this demand uses that the same producer
+                        # makes is uncovered too (naming only the one was a hole: an unawaited
+                        # export of a loop's second result was proved).
+                        about |= {t for (sid, vid), t in nxt.uses.items() if sid in sites and ready_by_id.get(vid) is ob.first}
                     proved -= {(nxt.carrier, t) for t in about}  # unattributed: the carrier covers nothing
         proved |= self._monotone_timepoints(model, yields, head)
         run.proved = frozenset(proved)
