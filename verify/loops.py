@@ -297,11 +297,11 @@ def _head_effect(b: Builder, op: Op) -> None:
             # Outer storage no iteration writes, passed on: its bytes were made before the loop
             # (those writes are on every path and ordered by the storage rules), so earlier
             # iterations produce nothing a user must wait for.
-            made = b.host(op, "earlier iterations (a value passed on)")
-            plan.sites.add(made.id)
-            b.produce(made, (plan.values[j],))
+            passed = b.host(op, "earlier iterations (a value passed on)")
+            plan.sites.add(passed.id)
+            b.produce(passed, (plan.values[j],))
             continue
-        made = by_target.get(slot) or (orphan if slot in plan.orphans else None)
+        made: Site | None = by_target.get(slot) or (orphan if slot in plan.orphans else None)
         if made is None:  # covered by nothing and touched by nothing: still made before
             made = b.submit(op, (), "earlier iterations")
             plan.sites.add(made.id)

@@ -46,7 +46,7 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import affinity_of, spec_of
 from stream.ir.types import TensorType
-from stream.ir.walk import Function, users
+from stream.ir.walk import Function
 
 __all__ = [
     "DEFAULT_DEVICE",
@@ -220,8 +220,6 @@ class _Solver:
         return self.out.fallback
 
     def _forward(self, body: Block) -> None:
-        from stream.ir.spec import spec_of
-
         for i, arg in enumerate(self.func.arguments):
             if isinstance(arg.type, TensorType):
                 aff = _arg_affinity(self.func, i) or self.func_aff
@@ -312,10 +310,10 @@ class _Solver:
                     out.setdefault(aff.devices(), aff)
                 elif user.name in _CARRIERS or user.name == "scf.yield":
                     for index, operand in enumerate(user.operands):
-                        target = carried.get((user, index))
-                        if operand is v and target in self.out.placement:
-                            aff = self.out.placement[target]
-                            out.setdefault(aff.devices(), aff)
+                        carried_to = carried.get((user, index))
+                        placed = self.out.placement.get(carried_to) if carried_to is not None and operand is v else None
+                        if placed is not None:
+                            out.setdefault(placed.devices(), placed)
                 elif user.name in ("func.return", "util.return"):
                     for index, operand in enumerate(user.operands):
                         if operand is v:

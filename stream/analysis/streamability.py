@@ -15,7 +15,7 @@ These are per-op facts from rule tables, shared by the scheduling passes and `Pa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 
 from stream.ir.attributes import Attribute
 from stream.ir.core import Op, Value
@@ -175,7 +175,7 @@ STRUCTURED = OpSet(
 )
 
 
-def require_straight_line(op: Op, name: str, pass_name: str, allowed: frozenset[str] = frozenset()) -> None:
+def require_straight_line(op: Op, name: str, pass_name: str, allowed: Collection[str] = frozenset()) -> None:
     """Refuse what the scheduling passes do not model: functions with several blocks and
     control flow other than the `allowed` ops (a `DiagnosticError` naming the construct)."""
     blocks = op.regions[0].blocks if op.regions else ()

@@ -17,7 +17,7 @@ Nothing here mutates an op: copies are new ops that share everything unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from stream.analysis.streamability import STRUCTURED
@@ -258,7 +258,7 @@ def _hoistable(value: Attribute) -> bool:
     return isinstance(value, (IntegerAttr, FloatAttr, BoolAttr))
 
 
-def check_straight_line(func: Function, pass_name: str, allowed: frozenset[str] = frozenset()) -> None:
+def check_straight_line(func: Function, pass_name: str, allowed: Collection[str] = frozenset()) -> None:
     """Refuse what the lowering passes do not handle: several blocks, control flow other than
     the `allowed` ops (`STRUCTURED` for the passes that carry `scf.for`/`scf.if` through)."""
     if len(func.blocks) > 1:

@@ -659,7 +659,7 @@ class _FunctionConverter:
         then_block, else_block = (r.blocks[0] if r.blocks else None for r in op.regions)
         assert then_block is not None
         carried: list[Tensor | None] = []
-        for index, r in enumerate(op.results):
+        for r in op.results:
             if isinstance(r.type, TensorType):
                 type_ = _carried_tensor(op, r)
                 device = self.affinity.device_of(r)

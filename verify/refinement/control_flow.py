@@ -391,7 +391,7 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
         # The results themselves may be any of that storage: writing one in place is not
         # followed either.
         touched = [e for e in (*init, *y) if isinstance(e, Res)]
-        touched += [e for v in _outer_values(blocks, body) if isinstance(e := m.env.get(v), Res)]
+        touched += [entry for v in _outer_values(blocks, body) if isinstance(entry := m.env.get(v), Res)]
         m.loop_aliased |= {e.alloc.id for e in touched if e.alloc is not None}
         m.loop_floor_why = f"the loop at {term.location}"
     cont_y, out = _run_header(m, header, header_ops, term, y, go_on, 1 - go_on)
