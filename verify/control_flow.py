@@ -180,8 +180,15 @@ class _Loop:
         # Values defined before the loop whose storage the loop writes in place (async level):
         # an earlier iteration ended their versions (`verify.loops`, HeadPlan.ends).
         self.ends: dict[Value, None] = {}
-        # Storage (by the value that made it) some iteration's own op writes (`_collect_outer`).
+        # Storage made before the loop (by the value that made it: an outer origin) that some
+        # iteration's own op writes (`_collect_outer`). Only values from before the loop count,
+        # so the set is bounded and the rechecking in `check` ends.
         self.written: set[Value] = set()
+        self.before: set[Value] = set(g.arguments)
+        for op in pre.ops:
+            for inner in op.walk():
+                self.before.update(inner.results)
+                self.before.update(a for region in inner.regions for block in region.blocks for a in block.arguments)
 
     # -- the checks ---------------------------------------------------------------------------------
     def check(self) -> int:
@@ -374,7 +381,7 @@ class _Loop:
             if a.site.order[0] < head_index:
                 continue
             alloc = a.alloc
-            if a.writes:
+            if a.writes and alloc.value in self.before:
                 self.written.add(alloc.value)
             if alloc.id in own or alloc.id in carried or alloc.id in slot_allocs:
                 continue
