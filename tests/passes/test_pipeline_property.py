@@ -14,13 +14,14 @@ import os
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
+from pipeline_helpers import compile_proved
 from strategies import RandomProgram, programs
 from timeline_check import check_no_redundant_wait
 
 import stream.ir as ir
 from runtime.api import run_module
 from runtime.reference import run_reference
-from stream.passes import DEFAULT_PIPELINE, PassVerificationError, parse_pipeline, run_pipeline
+from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
 from verify.hook import make_hook
 
 PIPELINE = parse_pipeline(",".join(DEFAULT_PIPELINE))
@@ -41,11 +42,7 @@ def _inputs(p: RandomProgram, seed: int) -> list[object]:
 @settings(max_examples=int(os.environ.get("PIPELINE_EXAMPLES", "40")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(programs(max_ops=24, devices=("dev0", "dev1", "dev2")))
 def test_random_programs_compile_with_every_pass_verified(p: RandomProgram) -> None:
-    module = ir.parse_module(p.text, "random.mlir")
-    try:
-        compiled, records = run_pipeline(module, PIPELINE, hook=make_hook())
-    except PassVerificationError as e:
-        raise AssertionError(f"{e.pass_name} rejected on a random program:\n{e}\n{p.text}") from None
+    module, compiled, records = compile_proved(p.text, "random.mlir")
     assert [r.name for r in records] == list(DEFAULT_PIPELINE)
     assert all(r.report is not None for r in records)
     assert records[-1].report.ok, records[-1].report.status

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from input_loop_programs import input_loop_programs
+from pipeline_helpers import compile_proved
 from strategies import RandomProgram
 
 import stream.ir as ir
@@ -192,11 +193,7 @@ def _inputs(p: RandomProgram, seed: int) -> list[object]:
           suppress_health_check=list(HealthCheck))
 @given(input_loop_programs())
 def test_random_input_loops_compile_proved_and_run_like_the_reference(p: RandomProgram) -> None:
-    module = ir.parse_module(p.text, "random_loop.mlir")
-    try:
-        compiled, records = run_pipeline(module, PIPELINE, hook=make_hook())
-    except PassVerificationError as e:
-        raise AssertionError(f"{e.pass_name} rejected a random loop program:\n{e}\n{p.text}") from None
+    module, compiled, records = compile_proved(p.text, "random_loop.mlir")
     assert records[-1].report is not None and records[-1].report.ok
     assert verify_module(compiled, file="random_loop.mlir", smt="full").status == "proved", "the SMT modes disagree"
     expected = run_reference(module, _inputs(p, 0), p.function)
