@@ -289,11 +289,12 @@ class _Solver:
     def _demand(self, body: Block) -> dict[Value, dict[tuple[str, ...], AffinityAttr]]:
         """For every pending value, the devices its consumers need (computed backwards, so that a
         follower's own needs are known before the value it follows)."""
+        ops = _ops(body)
         uses: dict[Value, list[Op]] = {}
-        for op in _ops(body):
+        for op in ops:
             for v in op.operands:
                 uses.setdefault(v, []).append(op)
-        carried = _carried_values(body)
+        carried = _carried_values(ops)
         demand: dict[Value, dict[tuple[str, ...], AffinityAttr]] = {}
 
         def needs(v: Value) -> dict[tuple[str, ...], AffinityAttr]:
@@ -322,7 +323,7 @@ class _Solver:
                                 out.setdefault(wanted.devices(), wanted)
             return out
 
-        for op in reversed(list(_ops(body))):
+        for op in reversed(ops):
             for r in op.results:
                 if r in self.pending:
                     demand[r] = needs(r)
@@ -348,11 +349,12 @@ def _ops(block: Block) -> list[Op]:
     return out
 
 
-def _carried_values(block: Block) -> dict[tuple[Op, int], Value]:
-    """(an `scf` op or `scf.yield`, operand index) -> the value that operand becomes: an
-    `scf.for` initial value its iter_arg, a yielded value its parent's result."""
+def _carried_values(ops: list[Op]) -> dict[tuple[Op, int], Value]:
+    """(an `scf` op or `scf.yield`, operand index) -> the value that operand becomes, over `ops`
+    (`_ops` of a block): an `scf.for` initial value its iter_arg, a yielded value its parent's
+    result."""
     out: dict[tuple[Op, int], Value] = {}
-    for op in _ops(block):
+    for op in ops:
         if op.name == "scf.for":
             body = op.regions[0].blocks[0]
             for i, arg in enumerate(body.arguments[1:]):

@@ -34,10 +34,10 @@ from stream.ir.interfaces import bound_accesses, sized_operands, sized_results
 from stream.ir.rule_table import OpSet, Requirement
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import Lifetime, ResourceType
+from stream.ir.walk import used_values
 
 __all__ = [
     "OpFacts",
-    "captured_values",
     "Root",
     "StorageInfo",
     "tied_writes",
@@ -203,25 +203,6 @@ def tied_source(op: Op, result_index: int, writes: tuple[int, ...] | None = None
     return index if index is not None and index in (tied_writes(op) if writes is None else writes) else None
 
 
-def captured_values(op: Op) -> list[Value]:
-    """The values the regions of `op` use that are defined outside `op`, in order of first use."""
-    local: set[Value] = set()
-    for inner in op.walk():
-        local.update(inner.results)
-        for region in inner.regions:
-            for block in region.blocks:
-                local.update(block.arguments)
-    out: dict[Value, None] = {}
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.ops:
-                for nested in inner.walk():
-                    for v in nested.operands:
-                        if v not in local:
-                            out.setdefault(v, None)
-    return list(out)
-
-
 # -- sizes -----------------------------------------------------------------------------------------
 def operand_sizes(op: Op) -> dict[int, Value]:
     """Operand index -> size value, for every sized resource operand of an op (`OpSpec.sized`)."""
@@ -290,8 +271,9 @@ class StorageInfo:
             if op.regions and op.dialect == "scf":
                 # A value an `scf` region reads from outside is used by the `scf` op (at no
                 # operand index: -1), so it is not the last use of anything before it.
-                for v in captured_values(op):
-                    self.uses.setdefault(v, []).append((op, -1))
+                for v in used_values(op):
+                    if v not in op.operands:
+                        self.uses.setdefault(v, []).append((op, -1))
             for index, size in facts.operand_sizes.items():
                 self.sizes.setdefault(op.operands[index], size)
             for index, size in facts.result_sizes.items():

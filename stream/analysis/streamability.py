@@ -15,14 +15,15 @@ These are per-op facts from rule tables, shared by the scheduling passes and `Pa
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 
 from stream.ir.attributes import Attribute
-from stream.ir.core import Op, Value
+from stream.ir.core import Op
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet
 from stream.ir.spec import affinity_of, spec_of, view
 from stream.ir.types import Lifetime, ResourceType
+from stream.ir.walk import used_values
 
 __all__ = [
     "HOST",
@@ -139,32 +140,6 @@ def execution_affinity(op: Op, default: Attribute | None) -> Attribute | None:
         if chosen is not None:
             return chosen
     return default
-
-
-def _local_values(op: Op) -> set[Value]:
-    """Values defined inside `op`'s regions (block arguments and nested results)."""
-    out: set[Value] = set()
-    for region in op.regions:
-        for block in region.blocks:
-            out.update(block.arguments)
-            for inner in block.ops:
-                for nested in inner.walk():
-                    out.update(nested.results)
-                    for r in nested.regions:
-                        for b in r.blocks:
-                            out.update(b.arguments)
-    return out
-
-
-def used_values(op: Op) -> Iterator[Value]:
-    """Operands of `op` and of its nested ops that are defined outside `op`."""
-    local = _local_values(op) if op.regions else set()
-    seen: set[Value] = set()
-    for inner in op.walk():
-        for v in inner.operands:
-            if v not in local and v not in seen:
-                seen.add(v)
-                yield v
 
 
 # The structured control flow the scheduling passes carry through (one block per region).

@@ -24,6 +24,8 @@ __all__ = [
     "users",
     "constant_int",
     "walk_blocks",
+    "defined_inside",
+    "used_values",
 ]
 
 FUNCTION_OPS = OpSet(
@@ -170,3 +172,31 @@ def constant_int(value: Value, defs: dict[Value, Op]) -> int | None:
         if a is not None and b is not None:
             return fold(a, b)
     return None
+
+
+def defined_inside(op: Op) -> set[Value]:
+    """Values defined inside `op`'s regions: block arguments and results of nested ops, at any
+    depth."""
+    out: set[Value] = set()
+    for region in op.regions:
+        for block in region.blocks:
+            out.update(block.arguments)
+            for inner in block.ops:
+                for nested in inner.walk():
+                    out.update(nested.results)
+                    for r in nested.regions:
+                        for b in r.blocks:
+                            out.update(b.arguments)
+    return out
+
+
+def used_values(op: Op) -> Iterator[Value]:
+    """Operands of `op` and of its nested ops that are defined outside `op`, in order of first
+    use (for an op with regions that are not isolated, its operands and its captures)."""
+    local = defined_inside(op) if op.regions else set()
+    seen: set[Value] = set()
+    for inner in op.walk():
+        for v in inner.operands:
+            if v not in local and v not in seen:
+                seen.add(v)
+                yield v

@@ -55,7 +55,7 @@ from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import canonical_ties, spec_of, view
 from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
-from stream.ir.walk import FUNCTION_OPS, Function
+from stream.ir.walk import FUNCTION_OPS, Function, used_values
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.pass_manager import register_pass
 
@@ -695,8 +695,8 @@ def _shared_with_scf(func_op: Op) -> set[Value]:
     """Values whose storage an `scf` op of the function may share: the values it takes as
     operands, uses in its regions from outside, yields or returns, and every value tied to one
     of those (a result written in place into an operand shares its storage)."""
-    from stream.analysis.storage import captured_values
-
+    if not any(op.dialect == "scf" for op in func_op.walk()):
+        return set()
     parent: dict[Value, Value] = {}
 
     def find(v: Value) -> Value:
@@ -707,9 +707,8 @@ def _shared_with_scf(func_op: Op) -> set[Value]:
     touched: set[Value] = set()
     for op in func_op.walk():
         if op.dialect == "scf" and op.regions:
-            touched.update(op.operands)
+            touched.update(used_values(op))
             touched.update(op.results)
-            touched.update(captured_values(op))
         if op.name == "scf.yield":
             touched.update(op.operands)
         for result, operand in _input_ties(op):

@@ -52,7 +52,7 @@ from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import I32, TIMEPOINT, TimepointType
 from stream.ir.verifier import dominators
-from stream.ir.walk import Function, functions, replace_function
+from stream.ir.walk import Function, defined_inside, functions, replace_function
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import remap_op
 from stream.passes.pass_manager import register_pass
@@ -288,7 +288,7 @@ def _carried_coverage(r: _Round, op: Op, before: list[Op]) -> list[Op]:
     if not body.ops or body.ops[-1].name != "scf.yield":
         return []
     inits, args, yields = op.operands[3:], body.arguments[1:], body.ops[-1].operands
-    inner = {v for o in op.walk() if o is not op for v in o.results} | {a for region in op.regions for b in region.blocks for a in b.arguments}
+    inner = defined_inside(op)
     outer = list(dict.fromkeys(v for o in op.walk() if o is not op for v in o.operands
                                if isinstance(v.type, TimepointType) and v not in inner))
     covered = {k: [t for t in outer if t is not inits[k] and r.coverage.covers(inits[k], t)]

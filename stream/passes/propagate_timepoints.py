@@ -40,7 +40,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from stream.analysis.resource_hazards import HazardAnalysis
-from stream.analysis.storage import captured_values
 from stream.analysis.streamability import STRUCTURED, require_straight_line
 from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
 from stream.ir.attributes import UnitAttr
@@ -48,7 +47,7 @@ from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Val
 from stream.ir.interfaces import awaited
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
-from stream.ir.walk import functions, replace_function
+from stream.ir.walk import defined_inside, functions, replace_function, used_values
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["propagate_timepoints"]
@@ -266,92 +265,98 @@ class _Propagator:
         for v in op.operands:
             control |= self.value_cover.get(v, 0)
         if op.name == "scf.for":
-            carried = [i for i, v in enumerate(op.operands[3:]) if isinstance(v.type, ResourceType)]
-            inits = [self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v) for v in op.operands[3:]]
-            # Regions before the loop that use storage the loop uses: what covers the loop's
-            # accesses to it must cover theirs too (the loop's inductive argument asks one
-            # carrier for all of them), so the first carried timepoint starts after them, or,
-            # when the loop carries none, the host waits for them first.
-            touched = [v for v in (*op.operands[3:], *captured_values(op)) if isinstance(v.type, ResourceType)]
-            before = set().union(*(self.readers.get(self._raw(v), set()) for v in touched))
-            before = {tp for tp in before if not self._bit(tp) & self.host_covered}
-            if before and not carried:
-                self._sync_await(sorted(before, key=self._bit))
-            # A slot the body passes an outer value on to starts after what that value waits
-            # for, so that its timepoint covers it in every iteration (by induction: each
-            # iteration's covers the one before), not only in those that passed it on.
-            body_defined = {r for inner in op.walk() if inner is not op for r in inner.results} | set(op.regions[0].blocks[0].arguments)
-            terminator = op.regions[0].blocks[0].ops[-1]
-            passed_on = {i: self._pending(terminator.operands[i]) for i in carried
-                         if i < len(terminator.operands) and terminator.operands[i] not in body_defined}
-            # Slots may pass their values on to one another (a permutation, a value carried
-            # into another slot), so every slot starts after what any initial value or passed-on
-            # outer value waits for: then each slot's timepoint covers, in every iteration, what
-            # the value it carries was ordered after when the loop began.
-            start = set(before)
-            for i in carried:
-                start |= self._pending(op.operands[3 + i]) | passed_on.get(i, frozenset())
-            init_timepoints = [self._timepoint(self._prune(start)) or self._immediate() for _ in carried]
-            body = op.regions[0].blocks[0]
-            iv, *args = body.arguments
-            arg_timepoints = [Value(TIMEPOINT) for _ in carried]
-            child = _Propagator(body, self)
-            child.host_covered |= control
-            for i, tp in zip(carried, arg_timepoints):
-                child.raw[args[i]] = args[i]
-                child._set_pending(args[i], frozenset({tp}))
-                child._bit(tp)
-            child.carried = dict(zip(carried, arg_timepoints))
-            ops = child.run()
-            children = [child]
-            region = Region((Block((iv, *args, *arg_timepoints), ops),))
-            new = op.replace(
-                operands=(*(self._mapped(v) for v in op.operands[:3]), *inits, *init_timepoints),
-                results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
-                regions=(region,),
-            )
-            # Every iteration's timepoint covers the one before (see `_yield`), so what covers
-            # the initial value is covered once the loop's timepoint is reached.
-            covers = [self._closure(self._pending(op.operands[3 + i])) for i in carried]
+            new, carried, children, covers = self._for(op, control)
         else:
-            carried = [i for i, r in enumerate(op.results) if isinstance(r.type, ResourceType)]
-            regions = []
-            children = []
-            for region in op.regions:
-                blocks = []
-                for block in region.blocks:
-                    child = _Propagator(block, self)
-                    child.host_covered |= control
-                    blocks.append(Block(block.arguments, child.run()))
-                    children.append(child)
-                regions.append(Region(tuple(blocks)))
-            new = op.replace(
-                operands=tuple(self._mapped(v) for v in op.operands),
-                results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
-                regions=tuple(regions),
-            )
-            covers = [0 for _ in carried]
-        # The size of each carried resource, as its yielded values are used (for a wait on the
-        # `scf` op's timepoint at the end of this block); none defined inside the op.
-        yielded_sizes: dict[int, Value] = {}
-        for child in children:
-            terminator = child.block.ops[-1]
-            for i in carried:
-                size = child.sizes.get(terminator.operands[i])
-                if size is not None:
-                    yielded_sizes.setdefault(i, size)
-        inside = {r for inner in op.walk() for r in inner.results} | {a for inner in op.walk() for r in inner.regions for b in r.blocks for a in b.arguments}
+            new, carried, children, covers = self._if(op, control)
         self.emitted.append(new)
+        self._bind_carried(op, new, carried, children, covers)
+
+    def _for(self, op: Op, control: int) -> tuple[Op, list[int], list[_Propagator], list[int]]:
+        """An `scf.for` carrying a timepoint per resource: the new op, the indices of the
+        carried resources, the body's propagator, and what each result timepoint covers."""
+        body = op.regions[0].blocks[0]
+        inits_in = op.operands[3:]
+        carried = [i for i, v in enumerate(inits_in) if isinstance(v.type, ResourceType)]
+        inits = [self._raw(v) if isinstance(v.type, ResourceType) else self._mapped(v) for v in inits_in]
+        # Regions before the loop that use storage the loop uses: what covers the loop's
+        # accesses to it must cover theirs too (the loop's inductive argument asks one carrier
+        # for all of them), so the first carried timepoint starts after them, or, when the loop
+        # carries none, the host waits for them first.
+        touched = [v for v in used_values(op) if isinstance(v.type, ResourceType)]
+        before = set().union(*(self.readers.get(self._raw(v), set()) for v in touched))
+        before = {tp for tp in before if not self._bit(tp) & self.host_covered}
+        if before and not carried:
+            self._sync_await(sorted(before, key=self._bit))
+        # A slot the body passes an outer value on to starts after what that value waits for,
+        # and slots may pass values on to one another (a permutation, a value carried into
+        # another slot): so every slot starts after what any initial value or passed-on outer
+        # value waits for. Then each slot's timepoint covers, in every iteration, what the
+        # value it carries was ordered after when the loop began.
+        inside = defined_inside(op)
+        terminator = body.ops[-1]
+        start = set(before)
+        for i in carried:
+            start |= self._pending(inits_in[i])
+            if i < len(terminator.operands) and terminator.operands[i] not in inside:
+                start |= self._pending(terminator.operands[i])
+        init_timepoints = [self._timepoint(self._prune(start)) or self._immediate() for _ in carried]
+        iv, *args = body.arguments
+        arg_timepoints = [Value(TIMEPOINT) for _ in carried]
+        child = _Propagator(body, self)
+        child.host_covered |= control
+        for i, tp in zip(carried, arg_timepoints):
+            child.raw[args[i]] = args[i]
+            child._set_pending(args[i], frozenset({tp}))
+            child._bit(tp)
+        child.carried = dict(zip(carried, arg_timepoints))
+        region = Region((Block((iv, *args, *arg_timepoints), child.run()),))
+        new = op.replace(
+            operands=(*(self._mapped(v) for v in op.operands[:3]), *inits, *init_timepoints),
+            results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
+            regions=(region,),
+        )
+        # Every iteration's timepoint covers the one before (see `_yield`), so what covers
+        # the initial value is covered once the loop's timepoint is reached.
+        covers = [self._closure(self._pending(inits_in[i])) for i in carried]
+        return new, carried, [child], covers
+
+    def _if(self, op: Op, control: int) -> tuple[Op, list[int], list[_Propagator], list[int]]:
+        """An `scf.if` yielding a timepoint per resource (as `_for`; nothing is known of what
+        its result timepoints cover)."""
+        carried = [i for i, r in enumerate(op.results) if isinstance(r.type, ResourceType)]
+        regions = []
+        children = []
+        for region in op.regions:
+            blocks = []
+            for block in region.blocks:
+                child = _Propagator(block, self)
+                child.host_covered |= control
+                blocks.append(Block(block.arguments, child.run()))
+                children.append(child)
+            regions.append(Region(tuple(blocks)))
+        new = op.replace(
+            operands=tuple(self._mapped(v) for v in op.operands),
+            results=(*op.results, *(Value(TIMEPOINT) for _ in carried)),
+            regions=tuple(regions),
+        )
+        return new, carried, children, [0 for _ in carried]
+
+    def _bind_carried(self, op: Op, new: Op, carried: list[int], children: list[_Propagator], covers: list[int]) -> None:
+        """The `scf` op's resources are un-awaited, pending on their timepoints; the work the op
+        issued ends there, so like a region's they are waited for at the end of this block when
+        nothing else covers them (with a value of each, sized as its yielded values are used:
+        a size defined outside the op)."""
+        inside = defined_inside(op)
         timepoints = new.results[len(op.results):]
         for i, tp, cover in zip(carried, timepoints, covers):
             self.cover[tp] = cover
             self._bit(tp)
             self.raw[op.results[i]] = op.results[i]
             self._set_pending(op.results[i], frozenset({tp}))
-            # Work the `scf` op issued ends at its timepoints: like a region's, they are waited
-            # for at the end of this block when nothing else covers them.
             self.scf_timepoints.append(tp)
-            size = self.sizes.get(op.results[i]) or yielded_sizes.get(i)
+            size = self.sizes.get(op.results[i])
+            for child in children:
+                size = size or child.sizes.get(child.block.ops[-1].operands[i])
             if size is not None and size not in inside:
                 self.sizes.setdefault(op.results[i], size)
                 self.handle[tp] = (op.results[i], self._mapped(size))
