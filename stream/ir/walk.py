@@ -26,6 +26,7 @@ __all__ = [
     "walk_blocks",
     "defined_inside",
     "used_values",
+    "map_scf_blocks",
 ]
 
 FUNCTION_OPS = OpSet(
@@ -200,3 +201,15 @@ def used_values(op: Op) -> Iterator[Value]:
             if v not in local and v not in seen:
                 seen.add(v)
                 yield v
+
+
+def map_scf_blocks(block: Block, fn: Callable[[Block], Block]) -> Block:
+    """`block` with the blocks of every `scf` op's regions in it replaced by `fn(block)` (the
+    passes that work on each block of structured control flow on its own, innermost first when
+    `fn` recurses)."""
+    ops = []
+    for op in block.ops:
+        if op.dialect == "scf" and op.regions:
+            op = op.replace(regions=tuple(Region(tuple(fn(b) for b in r.blocks)) for r in op.regions))
+        ops.append(op)
+    return Block(block.arguments, tuple(ops))

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 
 from stream.analysis.liveness import AllocationUses, allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
-from stream.ir.core import Block, Location, Module, Op, Region, Value
+from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.spec import view
 from stream.ir.types import TIMEPOINT
-from stream.ir.walk import Function, functions, replace_function
+from stream.ir.walk import Function, functions, map_scf_blocks, replace_function
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import STRUCTURED, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
@@ -92,14 +92,7 @@ def _count_block(block: Block) -> tuple[Op, ...]:
     its own first. An allocation an `scf` op uses, or a region yields, escapes its block (it
     is never freed: a use in a loop may be in any iteration, and what a region yields lives
     on after it)."""
-    ops_in = []
-    for op in block.ops:
-        if op.dialect == "scf" and op.regions:
-            op = op.replace(regions=tuple(
-                Region(tuple(Block(b.arguments, _count_block(b)) for b in r.blocks)) for r in op.regions
-            ))
-        ops_in.append(op)
-    block = Block(block.arguments, tuple(ops_in))
+    block = map_scf_blocks(block, lambda b: Block(b.arguments, _count_block(b)))
     plans = plan_deallocations(block)
     if not plans:
         return block.ops

@@ -45,12 +45,12 @@ from dataclasses import dataclass, field
 from stream.analysis.affinity import same_device, value_affinities
 from stream.analysis.last_use import LastUse
 from stream.analysis.storage import OpFacts, Root, StorageInfo, tied_writes
-from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.core import Block, Module, Op, Value
 from stream.ir.interfaces import BoundAccess, bound_accesses
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import ResourceType
-from stream.ir.walk import Function, constant_int
+from stream.ir.walk import Function, constant_int, map_scf_blocks
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line, remap_op
 from stream.passes.materialize_copy_on_write import is_unscheduled_async, reject_tensor_ties
 from stream.passes.pass_manager import register_pass
@@ -320,13 +320,7 @@ def _elide_nested(block: Block) -> Block:
     """`block` with the blocks of its `scf` regions elided too, each on its own: a value from
     outside a region or a region argument is not owned there (`StorageInfo.root`), so a copy
     of one that is written in place stays; a region's own values follow the usual rules."""
-    ops = []
-    for op in block.ops:
-        if op.dialect == "scf" and op.regions:
-            regions = tuple(Region(tuple(_elide_nested(elide_block(b)) for b in r.blocks)) for r in op.regions)
-            op = op.replace(regions=regions)
-        ops.append(op)
-    return Block(block.arguments, tuple(ops))
+    return map_scf_blocks(block, lambda b: _elide_nested(elide_block(b)))
 
 
 def _apply(block: Block, plan: _Plan) -> Block:

@@ -36,10 +36,10 @@ from dataclasses import dataclass, field
 from stream.analysis.liveness import allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage
 from stream.ir.attributes import Attribute, IntegerAttr
-from stream.ir.core import Block, Module, Op, Region, Value
+from stream.ir.core import Block, Module, Op, Value
 from stream.ir.spec import view
 from stream.ir.types import INDEX, TIMEPOINT
-from stream.ir.walk import Function, constant_int, defining_ops, functions, replace_function
+from stream.ir.walk import Function, constant_int, defining_ops, functions, map_scf_blocks, replace_function
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import STRUCTURED, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
@@ -185,12 +185,7 @@ def _reuse_block(block: Block) -> Block:
     """`block` with its reuses applied, in the blocks of `scf` regions first, each on its own
     (memory is handed over only within one block: a free in one iteration is not reused by
     the next, and nothing an `scf` op uses is ever freed in its parent block)."""
-    ops = []
-    for op in block.ops:
-        if op.dialect == "scf" and op.regions:
-            op = op.replace(regions=tuple(Region(tuple(_reuse_block(b) for b in r.blocks)) for r in op.regions))
-        ops.append(op)
-    block = Block(block.arguments, tuple(ops))
+    block = map_scf_blocks(block, _reuse_block)
     while True:
         reuses = plan_reuses(block)
         if not reuses:

@@ -31,7 +31,7 @@ from stream.analysis.streamability import STRUCTURED, require_straight_line, use
 from stream.analysis.waves import FAVOR_CHOICES, plan_waves
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.types import ResourceType
-from stream.ir.walk import functions, replace_function
+from stream.ir.walk import functions, map_scf_blocks, replace_function
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["ScheduleConcurrencyOptions", "schedule_concurrency", "schedule_region"]
@@ -61,16 +61,8 @@ def _schedule_block(block: Block, favor: str) -> tuple[Op, ...]:
     """The ops of `block` with every execute region regrouped, in the blocks of `scf` regions
     too (each block is analysed on its own: regions never span blocks)."""
     analysis = HazardAnalysis.of(block)
-    out = []
-    for op in block.ops:
-        if op.name == "stream.async.execute":
-            op = schedule_region(op, analysis, analysis.sizes, favor)
-        elif op.dialect == "scf" and op.regions:
-            op = op.replace(regions=tuple(
-                Region(tuple(Block(b.arguments, _schedule_block(b, favor)) for b in r.blocks)) for r in op.regions
-            ))
-        out.append(op)
-    return tuple(out)
+    ops = tuple(schedule_region(op, analysis, analysis.sizes, favor) if op.name == "stream.async.execute" else op for op in block.ops)
+    return map_scf_blocks(Block(block.arguments, ops), lambda b: Block(b.arguments, _schedule_block(b, favor))).ops
 
 
 def schedule_region(execute: Op, analysis: HazardAnalysis, sizes: dict[Value, Value], favor: str) -> Op:
