@@ -711,23 +711,30 @@ def _shared_with_scf(func_op: Op) -> set[Value]:
             touched.update(op.results)
         if op.name == "scf.yield":
             touched.update(op.operands)
-        for result, operand in _input_ties(op):
+        for result, operand in _INPUT_TIES.resolve(op.name)(op):
             parent[find(result)] = find(operand)
     roots = {find(v) for v in touched}
     values = {v for op in func_op.walk() for v in (*op.operands, *op.results)}
     return {v for v in values if find(v) in roots}
 
 
-def _input_ties(op: Op) -> list[tuple[Value, Value]]:
-    """(result, operand) pairs of an input-level op that writes the operand in place."""
-    if op.name == "flow.dispatch":
-        arguments = view(op).arguments
-        return [(r, arguments[t]) for r, t in zip(op.results, _tied_list(op)) if 0 <= t < len(arguments)]
-    if op.name == "flow.tensor.update":
-        return [(op.results[0], view(op).target)]
-    if op.name == "flow.tensor.store":
-        return [(op.results[0], view(op).target)]
-    return []
+def _dispatch_ties(op: Op) -> list[tuple[Value, Value]]:
+    arguments = view(op).arguments
+    return [(r, arguments[t]) for r, t in zip(op.results, _tied_list(op)) if 0 <= t < len(arguments)]
+
+
+_INPUT_TIES: RuleTable[Callable[[Op], list[tuple[Value, Value]]]] = RuleTable(
+    "_INPUT_TIES",
+    """The (result, operand) pairs of the input-level op whose result is written in place into
+    the operand (`fn(op)`); an op without one writes nothing in place (identity: no pairs).""",
+    policy="identity", default=lambda op: [],
+    requires=Requirement(ops=frozenset({"flow.dispatch", "flow.tensor.update", "flow.tensor.store"}), why="the flow ops with tied results"),
+    entries={
+        "flow.dispatch": _dispatch_ties,
+        "flow.tensor.update": lambda op: [(op.results[0], view(op).target)],
+        "flow.tensor.store": lambda op: [(op.results[0], view(op).target)],
+    },
+)
 
 
 def _carried_tensor(op: Op, value: Value) -> TensorType:
