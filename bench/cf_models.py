@@ -12,7 +12,7 @@ fixed seed. What each one exercises in IREE's Stream IR:
 | loop_two_carried | an ONNX `Loop` with a run-time trip count carrying two tensors (two resources per iteration) |
 | if_matmul | an `If` on a run-time flag with a matmul in one branch and an add in the other |
 | loop_in_if | a `Loop` inside the `then` branch of an `If` |
-| nested_loops | a `Loop` inside a `Loop` (the verifier checks one loop per function: refused, named) |
+| nested_loops | a `Loop` inside a `Loop` (an `scf.for` in an `scf.for`: the verifier's induction, loop in loop) |
 
 (A `Loop` with scan outputs is not here: IREE 3.13's ONNX import does not lower it.)
 """

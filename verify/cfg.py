@@ -17,8 +17,10 @@ they stand for, so that `verify.loops` treats every loop alike.
 
 The loop's own block arguments are the region's (the body's ops keep their operands), and the
 exit block's arguments are the loop op's results, so no op outside the loop changes either.
-This is the semantics of the two ops (MLIR's scf-to-cf lowering); a loop nested in another
-op's region is left as it is (and refused by `verify.paths`).
+This is the semantics of the two ops (MLIR's scf-to-cf lowering). A loop in a loop's body, or
+in an `scf.if` arm, becomes blocks as well (nested loops are loops of the block graph); a loop
+in another op's region (`scf.index_switch`, `scf.execute_region`) is left as it is (and refused
+by `verify.paths`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
 
 __all__ = ["lower_loops", "has_structured_loop", "forward_invariant_arguments", "cond_br_groups", "switch_edges", "branch_edges",
-           "reaches"]
+           "reaches", "latches", "natural_loop"]
 
 STRUCTURED_LOOPS = OpSet("STRUCTURED_LOOPS", "The scf loops rewritten into blocks and branches.", {"scf.for", "scf.while"})
 _SLT, _ULT = 2, 6  # arith.cmpi predicates
@@ -59,8 +61,8 @@ class _Pending:
 
 
 def lower_loops(func: Function) -> Function:
-    """`func` with every top-level `scf.for`/`scf.while` rewritten into blocks (the same function
-    when it has none)."""
+    """`func` with every host-level `scf.for`/`scf.while` (top-level, in a loop body or in an
+    `scf.if` arm, at any depth) rewritten into blocks (the same function when it has none)."""
     if not has_structured_loop(func):
         return func
     originals = func.blocks
@@ -112,9 +114,7 @@ def _lower_if(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending:
         *ops, terminator = _single_block(op, region).ops
         if terminator.name != "scf.yield":
             raise DiagnosticError.at(op.location, "scf.if: expected an scf.yield terminator")
-        end = arm
-        for inner in ops:
-            end = _lower_op(inner, end, pending)
+        end = _lower_ops(ops, arm, pending)
         _branch(end, "cf.br", terminator.operands, [cont], terminator)
     pending.append(cont)
     return cont
@@ -142,11 +142,17 @@ def _lower_for(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending:
     predicate = _ULT if "unsignedCmp" in op.properties else _SLT
     header.ops.append(Op("arith.cmpi", operands=(iv, ub), results=(cond,), properties={"predicate": IntegerAttr(predicate)}, location=op.location))
     _branch(header, "cf.cond_br", (cond, *carried), [loop, exit_block], op, (1, 0, len(carried)))
-    loop.ops.extend(ops)
+    end = _lower_ops(ops, loop, pending)  # a loop in the body becomes blocks too (nested loops)
     nxt = Value(iv.type, "next")
-    loop.ops.append(Op("arith.addi", operands=(iv, step), results=(nxt,), location=op.location))
-    _branch(loop, "cf.br", (nxt, *yield_op.operands), [header], yield_op)
+    end.ops.append(Op("arith.addi", operands=(iv, step), results=(nxt,), location=op.location))
+    _branch(end, "cf.br", (nxt, *yield_op.operands), [header], yield_op)
     return exit_block
+
+
+def _lower_ops(ops: list[Op], current: _Pending, pending: list[_Pending]) -> _Pending:
+    for op in ops:
+        current = _lower_op(op, current, pending)
+    return current
 
 
 def _lower_while(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending:
@@ -156,14 +162,15 @@ def _lower_while(op: Op, current: _Pending, pending: list[_Pending]) -> _Pending
     *after_ops, yield_op = after.ops
     if condition.name != "scf.condition" or yield_op.name != "scf.yield":
         raise DiagnosticError.at(op.location, "scf.while: expected scf.condition and scf.yield terminators")
-    head = _Pending(before.arguments, list(before_ops))
-    body = _Pending(after.arguments, list(after_ops))
+    head = _Pending(before.arguments)
+    body = _Pending(after.arguments)
     exit_block = _Pending(op.results)
     pending.extend([head, body, exit_block])
     _branch(current, "cf.br", op.operands, [head], op)
     c, *values = condition.operands
-    _branch(head, "cf.cond_br", (c, *values, *values), [body, exit_block], condition, (1, len(values), len(values)))
-    _branch(body, "cf.br", yield_op.operands, [head], yield_op)
+    _branch(_lower_ops(before_ops, head, pending), "cf.cond_br", (c, *values, *values), [body, exit_block], condition,
+            (1, len(values), len(values)))
+    _branch(_lower_ops(after_ops, body, pending), "cf.br", yield_op.operands, [head], yield_op)
     return exit_block
 
 
@@ -289,3 +296,49 @@ def reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
                 seen.add(t)
                 todo.append(t)
     return False
+
+
+def _dominators(blocks: tuple[Block, ...]) -> list[set[int]]:
+    """For each block, the blocks that dominate it (every path from the entry to it passes them;
+    itself included). Unreachable blocks get every block. The iterative data-flow solution."""
+    n = len(blocks)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for i, b in enumerate(blocks):
+        for t in (b.ops[-1].successors if b.ops else ()):
+            preds[t].append(i)
+    dom = [set(range(n)) for _ in range(n)]
+    dom[0] = {0}
+    changed = True
+    while changed:
+        changed = False
+        for i in range(1, n):
+            new = set.intersection(*(dom[p] for p in preds[i])) if preds[i] else set(range(n))
+            new = new | {i}
+            if new != dom[i]:
+                dom[i], changed = new, True
+    return dom
+
+
+def latches(blocks: tuple[Block, ...], header: int) -> list[int]:
+    """The sources of the header's back edges: its predecessors that it dominates. (Reaching them
+    from the header is not enough: with nested loops, the block entering an inner loop is
+    reached from the inner header too, through the outer loop.)"""
+    dom = _dominators(blocks)
+    return [i for i, b in enumerate(blocks) if b.ops and header in b.ops[-1].successors and header in dom[i]]
+
+
+def natural_loop(blocks: tuple[Block, ...], header: int) -> frozenset[int]:
+    """The header and every block that reaches one of its latches without passing through it:
+    the blocks of the loop (of an inner loop only its own, not the enclosing loop's)."""
+    preds: dict[int, list[int]] = {}
+    for i, b in enumerate(blocks):
+        for t in (b.ops[-1].successors if b.ops else ()):
+            preds.setdefault(t, []).append(i)
+    body = {header}
+    stack = latches(blocks, header)
+    while stack:
+        x = stack.pop()
+        if x not in body:
+            body.add(x)
+            stack.extend(preds.get(x, []))
+    return frozenset(body)

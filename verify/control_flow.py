@@ -36,11 +36,23 @@ from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import I32, ResourceType, TimepointType
 from stream.ir.walk import Function, defining_ops
-from verify.cfg import branch_edges, forward_invariant_arguments, lower_loops, reaches
+from verify.cfg import branch_edges, forward_invariant_arguments, latches, lower_loops, natural_loop
 from verify.checking import Classifier, check_program
 from verify.discharge import DEFAULT_RLIMIT, Stats, Verdict
 from verify.hb import HappensBefore
-from verify.loops import GHOST_HEAD, GHOST_NEXT, Carrier, HeadPlan, NextPlan, Origin, Target, forget, plan_op, query_targets
+from verify.loops import (
+    GHOST_HEAD,
+    GHOST_NEXT,
+    Carrier,
+    HeadPlan,
+    NextPlan,
+    Origin,
+    Target,
+    forget,
+    made_by_head,
+    plan_op,
+    query_targets,
+)
 from verify.model import READ, WRITE, FunctionModel, build_model
 from verify.obligations import Obligation
 from verify.paths import Segment, segments
@@ -70,6 +82,20 @@ class _Run:
     proved: Pairs | None = None
     successor: State | None = None
     unknown: str | None = None
+    loop: _Loop | None = None  # the loop whose back edge this run ends at
+
+
+@dataclass(frozen=True, slots=True)
+class _Frame:
+    """A loop a checked program is in (or has left): `plan` is its head's summary of earlier
+    iterations (None in the first iteration: no summary on the path), issued at `head_index`."""
+
+    loop: _Loop
+    plan: HeadPlan | None
+    head_index: int
+
+
+Context = tuple[_Frame, ...]  # the loops entered on the way, outermost first
 
 
 @dataclass(slots=True)
@@ -82,6 +108,26 @@ class _Checker:
     smt_dump: str | None
     file: str
     runs: list[_Run] = field(default_factory=list)
+    headers: frozenset[int] = frozenset()
+    states: dict[int, int] = field(default_factory=dict)  # loop-head states checked, per header (last check)
+
+    def expand(self, segs: list[Segment], ctx: Context, label: str) -> list[_Run]:
+        """Check the walks `segs` in the loops `ctx`: a walk to a return is a program checked as it
+        is; one to the header of a loop of `ctx` is a back edge of that loop (checked with its
+        demands, `_Loop.back_edge`); one to another loop's header enters that loop, checked by
+        induction with the walk as its way in (a loop after a loop, or in a loop's body). The
+        runs of every program checked; a back edge's run names its loop (`_Run.loop`)."""
+        runs: list[_Run] = []
+        for seg in segs:
+            if seg.arrival is None:
+                runs.append(self.run(label.format(seg.label), seg.ops, classifier(ctx)))
+                continue
+            frame = next((fr for fr in reversed(ctx) if fr.loop.header == seg.arrival.block), None)
+            if frame is not None:
+                runs.append(frame.loop.back_edge(seg, frame, ctx))
+            else:
+                runs.extend(_Loop(self, self.func, seg.arrival.block, seg, ctx).check())
+        return runs
 
     def run(self, label: str, ops: tuple[Op, ...], classify: Classifier | None = None,
             failed: list[tuple[Obligation, Verdict]] | None = None, models: list[FunctionModel] | None = None) -> _Run:
@@ -99,21 +145,17 @@ def check_control_flow(
     g = forward_invariant_arguments(lower_loops(f))
     checker = _Checker(g, module, names, smt, rlimit, smt_dump, report.file)
     headers = loop_headers(g.blocks)
+    checker.headers = frozenset(headers)
     if not headers:
         for seg in segments(g, g.blocks, 0, {}, [], None):
             checker.runs.append(checker.run(f"on the path {seg.label}", seg.ops))
         note = f"{len(checker.runs)} control-flow path(s), each checked"
-    elif len(headers) > 1:
-        raise DiagnosticError.at(f.op.location, f"@{f.name} has {len(headers)} loops: the verifier checks one loop per function (control flow)")
     else:
-        (header,) = headers
-        states = 0
-        for seg in segments(g, g.blocks, 0, {}, [], header):
-            if seg.arrival is None:
-                checker.runs.append(checker.run(f"on the path {seg.label}", seg.ops))
-            else:
-                states += _Loop(checker, g, header, seg).check()
-        note = f"a loop at ^bb{header}, checked by induction ({states} loop-head state(s)); {len(checker.runs)} program(s) checked"
+        checker.runs.extend(checker.expand(segments(g, g.blocks, 0, {}, [], checker.headers), (), "on the path {}"))
+        which = "a loop at" if len(headers) == 1 else f"{len(headers)} loops, at"
+        where = ", ".join(f"^bb{h}" for h in sorted(headers))
+        states = sum(checker.states.values())
+        note = f"{which} {where}, checked by induction ({states} loop-head state(s)); {len(checker.runs)} program(s) checked"
     return _merge(f, report, checker.runs, note, start)
 
 
@@ -164,15 +206,17 @@ def _merge(f: Function, report: Report, runs: list[_Run], note: str, start: floa
 class _Loop:
     """The inductive check of one loop, from one path into its header."""
 
-    def __init__(self, checker: _Checker, g: Function, header: int, pre: Segment) -> None:
+    def __init__(self, checker: _Checker, g: Function, header: int, pre: Segment, parent: Context = ()) -> None:
         assert pre.arrival is not None
         self.c, self.g, self.header, self.pre = checker, g, header, pre
+        self.parent = parent  # the loops entered before this one (it is in their bodies, or after them)
         self.args = g.blocks[header].arguments
         self.init = pre.arrival.args
         self.tp_slots = tuple(j for j, a in enumerate(self.args) if isinstance(a.type, TimepointType))
         self.res_slots = tuple(j for j, a in enumerate(self.args) if isinstance(a.type, ResourceType))
         self.carriers: tuple[Carrier, ...] = tuple([("host", 0)] + [("tp", k) for k in self.tp_slots] + [("gate", j) for j in self.res_slots])
         self.head_at = g.blocks[header].ops[0] if g.blocks[header].ops else g.op
+        self.body = natural_loop(g.blocks, header)  # the loop's blocks (an inner loop's are among them)
         self.monotone = self._monotone()
         self.invariant = self._invariant()
         self.outer: dict[Target, Value] = {}
@@ -191,31 +235,43 @@ class _Loop:
                 self.before.update(a for region in inner.regions for block in region.blocks for a in block.arguments)
 
     # -- the checks ---------------------------------------------------------------------------------
-    def check(self) -> int:
-        """Check the loop; the number of loop-head states. The outer storage the loop touches is
-        found while checking; when a later iteration touches more of it, everything is checked
-        again with the larger set (each round adds one at least, so this ends)."""
+    def check(self) -> list[_Run]:
+        """Check the loop (and what follows it on each way out); the runs of the last round. The
+        outer storage the loop touches is found while checking; when a later iteration touches
+        more of it, everything is checked again with the larger set (each round adds one at
+        least, so this ends)."""
         while True:
             known = (len(self.outer), len(self.ends), len(self.written))
             runs, states = self._attempt()
             if (len(self.outer), len(self.ends), len(self.written)) == known:
-                self.c.runs.extend(runs)
-                return states
+                self.c.states[self.header] = max(states, self.c.states.get(self.header, 0))
+                return runs
+
+    def _name(self) -> str:
+        return "the loop" if len(self.c.headers) == 1 else f"the loop at ^bb{self.header}"
+
+    def _iteration(self, head: HeadPlan | None) -> str:
+        if head is not None:
+            return f"a later iteration of {self._name()}"
+        return "the loop's first iteration" if len(self.c.headers) == 1 else f"the first iteration of {self._name()}"
+
+    def _within(self, ctx: Context) -> str:
+        """The iterations of the loops this one is in (not those it follows), for a report."""
+        outer = [fr for fr in ctx if fr.loop is not self and self.header in fr.loop.body]
+        return "".join(f" (in {fr.loop._iteration(fr.plan)})" for fr in reversed(outer))
 
     def _attempt(self) -> tuple[list[_Run], int]:
         mapping = dict(self.pre.mapping)
         for p, a in zip(self.args, self.init):
             mapping[p] = a
-        first = segments(self.g, self.g.blocks, self.header, mapping, list(self.pre.ops), self.header,
+        first = segments(self.g, self.g.blocks, self.header, mapping, list(self.pre.ops), self.c.headers,
                          first_step=self.pre.label)
-        runs: list[_Run] = []
+        ctx = (*self.parent, _Frame(self, None, len(self.pre.ops)))
+        runs = self.c.expand(first, ctx, f"on the path {{}} (out of {self._name()} before its first back edge{self._within(ctx)})")
         coverage: dict[State, Pairs] = {}
-        for seg in first:
-            if seg.arrival is None:
-                runs.append(self.c.run(f"on the path {seg.label} (out of the loop before its first back edge)", seg.ops))
+        for run in runs:
+            if run.loop is not self:
                 continue
-            run = self._back_edge(f"in the loop's first iteration, on the path {seg.label}", seg, len(self.pre.ops), None)
-            runs.append(run)
             if run.successor is None or run.proved is None:
                 return runs, 0
             coverage[run.successor] = coverage.get(run.successor, run.proved) & run.proved
@@ -232,7 +288,7 @@ class _Loop:
             state_runs = self._from_state(state, pairs)
             checked[state] = (pairs, state_runs)
             for run in state_runs:
-                if run.successor is None or run.proved is None:
+                if run.loop is not self or run.successor is None or run.proved is None:
                     continue
                 old = coverage.get(run.successor)
                 new = run.proved if old is None else old & run.proved
@@ -249,24 +305,22 @@ class _Loop:
         plan, ghost_ops = self._head_ops(state, pairs)
         try:
             mapping = {k: v for k, v in self.pre.mapping.items() if k not in self.args}
-            out: list[_Run] = []
             where = f"^bb{self.header} after earlier iterations"
             head_index = len(self.pre.ops) + len(ghost_ops)
-            for seg in segments(self.g, self.g.blocks, self.header, mapping, [*self.pre.ops, *ghost_ops], self.header, first_step=where):
-                if seg.arrival is None:
-                    out.append(self.c.run(f"after the loop ran at least once, on the path {seg.label}", seg.ops,
-                                          self._classifier(plan, [])))
-                else:
-                    out.append(self._back_edge(f"in a later iteration of the loop, on the path {seg.label}", seg, head_index, plan))
-            return out
+            segs = segments(self.g, self.g.blocks, self.header, mapping, [*self.pre.ops, *ghost_ops], self.c.headers, first_step=where)
+            ctx = (*self.parent, _Frame(self, plan, head_index))
+            return self.c.expand(segs, ctx, f"after {self._name()} ran at least once{self._within(ctx)}, on the path {{}}")
         finally:
             for op in ghost_ops:
                 forget(op)
 
-    def _back_edge(self, label: str, seg: Segment, head_index: int, head: HeadPlan | None) -> _Run:
-        """Check a path that ends at a back edge, with the next iteration's demands; the run knows
-        which (carrier, target) pairs the demands proved and the loop-head state it leads to."""
+    def back_edge(self, seg: Segment, frame: _Frame, ctx: Context) -> _Run:
+        """Check a path that ends at a back edge of this loop (in `ctx`, where `frame` is this
+        loop's), with the next iteration's demands; the run knows which (carrier, target) pairs
+        the demands proved and the loop-head state it leads to."""
         assert seg.arrival is not None
+        head, head_index = frame.plan, frame.head_index
+        label = f"in {self._iteration(head)}{self._within(ctx)}, on the path {seg.label}"
         yields = seg.arrival.args
         models: list[FunctionModel] = []
         failed: list[tuple[Obligation, Verdict]] = []
@@ -282,7 +336,7 @@ class _Loop:
             operands = () if carrier[0] == "host" else (yields[carrier[1]],)
             demands.append((plan_op(GHOST_NEXT, operands, (), nxt, at), nxt))
         try:
-            run = self.c.run(label, (*seg.ops, *(d for d, _ in demands)), self._classifier(head, [n for _, n in demands], head_index),
+            run = self.c.run(label, (*seg.ops, *(d for d, _ in demands)), classifier(ctx, (self, [n for _, n in demands], head_index)),
                              failed, models)
         finally:
             for d, _ in demands:
@@ -303,6 +357,7 @@ class _Loop:
                         about |= {t for (sid, vid), t in nxt.uses.items() if sid in sites and ready_by_id.get(vid) is ob.first}
                     proved -= {(nxt.carrier, t) for t in about}  # unattributed: the carrier covers nothing
         proved |= self._monotone_timepoints(model, yields, head)
+        run.loop = self
         run.proved = frozenset(proved)
         run.successor = self._successor(model, yields, head, head_index)
         if run.successor is None:
@@ -325,46 +380,6 @@ class _Loop:
             if src is None or (dst is not None and (src == dst or hb.units_before(unit_of[src], unit_of[dst]))):
                 out.add((("tp", k), ("mono", k)))
         return out
-
-    # -- classification of obligations ---------------------------------------------------------------
-    def _classifier(self, head: HeadPlan | None, demands: list[NextPlan], head_index: int = 0) -> Classifier:
-        at_back_edge = bool(demands)
-        pre_count = len(self.pre.ops)  # the ops of the path into the loop come first in every run
-
-        def classify(model: FunctionModel, ob: Obligation) -> str:
-            sites = [s for s in (ob.first, ob.second, *ob.targets) if s is not None]
-            mine = [s for s in sites if any(s.id in d.sites for d in demands)]
-            if mine and len(mine) == len(sites) and not ob.targets:
-                return "drop"  # two demands against each other: neither is an access of the program
-            if mine:
-                if ob.cls in QUERY_CLASSES:
-                    # A demand stands for the next iteration's accesses and asks whether the
-                    # carrier covers the accesses of the iterations so far (what the head's
-                    # summary sites stand for). Ops before the loop are not among those: every
-                    # run keeps them on its path, so their pairs with any iteration's own
-                    # accesses are checked there, as real obligations.
-                    if all(s.order[0] < pre_count for s in sites if s not in mine):
-                        return "drop"
-                    return "query"
-                return "report" if ob.cls in REPORTED_AT_BACK_EDGE else "drop"
-            if head is not None:
-                ghosts = [s for s in sites if s.id in head.sites]
-                if ghosts:
-                    others = [s for s in sites if s.id not in head.sites]
-                    # Earlier iterations against what came before the loop: checked in those
-                    # iterations themselves. Alone (their own range, device, borrowing): likewise.
-                    if not others or any(s.order < ghosts[0].order for s in others):
-                        return "drop"
-            if at_back_edge and ob.cls == "LEAK":
-                # The function does not end at a back edge; but a transient allocation this
-                # iteration made and does not pass on is out of reach from here on: it leaks.
-                made_here = ob.first is not None and ob.first.order[0] >= head_index
-                passed = {view.alloc.id for d in demands for v in d.yields
-                          if isinstance(v.type, ResourceType) and (view := model.storage.view(v)) is not None}
-                return "report" if made_here and ob.alloc is not None and ob.alloc.id not in passed else "drop"
-            return "report"
-
-        return classify
 
     # -- loop-head states ----------------------------------------------------------------------------
     def _collect_outer(self, model: FunctionModel, head_index: int, head: HeadPlan | None) -> None:
@@ -408,7 +423,11 @@ class _Loop:
                 return None
             alloc = view.alloc
             cls = classes.setdefault(alloc.id, len(classes))
-            size = self._outside(sizes.get(yields[j]) or sizes.get(alloc.value), model, head_index)
+            inner = made_by_head(alloc)  # storage an inner loop carried out: the size it was made with
+            # The first size spelled for it that is known before the loop (a size taken inside
+            # the body, `stream.resource.size` of an inner loop's result, is not).
+            size = next((v for c in (sizes.get(yields[j]), sizes.get(alloc.value), inner.size if inner is not None else None)
+                         if (v := self._outside(c, model, head_index)) is not None), None)
             if head is not None and alloc.id in head.allocs:
                 prior = head.origins[head.allocs[alloc.id]]
                 assert prior is not None
@@ -482,12 +501,9 @@ class _Loop:
     def _back_edges(self) -> list[tuple[Value, ...]]:
         blocks = self.g.blocks
         edges: list[tuple[Value, ...]] = []
-        for i, b in enumerate(blocks):
-            last = b.ops[-1] if b.ops else None
-            if last is None or self.header not in last.successors or not reaches(blocks, self.header, i):
-                continue
+        for i in latches(blocks, self.header):
             # Every edge to the header (a switch may have several).
-            edges.extend(args for dest, args in branch_edges(last) if dest == self.header)
+            edges.extend(args for dest, args in branch_edges(blocks[i].ops[-1]) if dest == self.header)
         return edges
 
     def _invariant(self) -> dict[int, Value]:
@@ -515,6 +531,54 @@ class _Loop:
             if all(_increment_of(e[j], arg, defs) for e in edges):
                 out[j] = init
         return out
+
+
+def classifier(ctx: Context, back: tuple[_Loop, list[NextPlan], int] | None = None) -> Classifier | None:
+    """How a program checked in the loops `ctx` (their heads' summaries on its path) treats each
+    obligation: "report", "drop" or "query". `back` is the loop whose back edge the program ends
+    at, with its next iteration's demands and the index of its head (or first iteration)."""
+    heads = [fr.plan for fr in ctx if fr.plan is not None]
+    if not heads and back is None:
+        return None
+
+    def classify(model: FunctionModel, ob: Obligation) -> str:
+        sites = [s for s in (ob.first, ob.second, *ob.targets) if s is not None]
+        if back is not None:
+            loop, demands, _head_index = back
+            mine = [s for s in sites if any(s.id in d.sites for d in demands)]
+            if mine and len(mine) == len(sites) and not ob.targets:
+                return "drop"  # two demands against each other: neither is an access of the program
+            if mine:
+                if ob.cls in QUERY_CLASSES:
+                    # A demand stands for the next iteration's accesses and asks whether the
+                    # carrier covers the accesses of the iterations so far (what the head's
+                    # summary sites stand for). Ops before the loop are not among those: every
+                    # run keeps them on its path, so their pairs with any iteration's own
+                    # accesses are checked there, as real obligations.
+                    if all(s.order[0] < len(loop.pre.ops) for s in sites if s not in mine):
+                        return "drop"
+                    return "query"
+                return "report" if ob.cls in REPORTED_AT_BACK_EDGE else "drop"
+        for head in heads:
+            ghosts = [s for s in sites if s.id in head.sites]
+            if ghosts:
+                others = [s for s in sites if s.id not in head.sites]
+                # Earlier iterations against what came before the loop (an enclosing loop's
+                # summary and iteration included): checked in those iterations themselves, which
+                # have it all on their path. Alone (their own range, device, borrowing): likewise.
+                if not others or any(s.order < ghosts[0].order for s in others):
+                    return "drop"
+        if back is not None and ob.cls == "LEAK":
+            # The function does not end at a back edge; but a transient allocation this
+            # iteration made and does not pass on is out of reach from here on: it leaks.
+            _loop, demands, head_index = back
+            made_here = ob.first is not None and ob.first.order[0] >= head_index
+            passed = {view.alloc.id for d in demands for v in d.yields
+                      if isinstance(v.type, ResourceType) and (view := model.storage.view(v)) is not None}
+            return "report" if made_here and ob.alloc is not None and ob.alloc.id not in passed else "drop"
+        return "report"
+
+    return classify
 
 
 def _issued_from(model: FunctionModel, index: int) -> set[int]:

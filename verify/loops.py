@@ -64,10 +64,11 @@ from stream.ir.types import IndexType, IntegerType
 from verify.events import Site
 from verify.model import READ, WRITE, Access, Builder
 from verify.rules.table import effect
-from verify.storage import AllocKind, Walker, storage_rule
+from verify.storage import Allocation, AllocKind, Walker, storage_rule
 from verify.symbolic import Expr, Symbols, evaluator
 
-__all__ = ["GHOST_HEAD", "GHOST_NEXT", "Origin", "Target", "Carrier", "HeadPlan", "NextPlan", "plan_op", "forget", "query_targets"]
+__all__ = ["GHOST_HEAD", "GHOST_NEXT", "Origin", "Target", "Carrier", "HeadPlan", "NextPlan", "plan_op", "forget", "query_targets",
+           "made_by_head"]
 
 GHOST_HEAD = "verify.loop.head"
 GHOST_NEXT = "verify.loop.next"
@@ -144,6 +145,15 @@ def plan_op(name: str, operands: tuple[Value, ...], results: tuple[Value, ...], 
 
 def forget(op: Op) -> None:
     _PLANS.pop(id(op), None)
+
+
+def made_by_head(alloc: Allocation) -> Origin | None:
+    """The origin a loop head's summary gave the storage `alloc` it makes (past storage of an
+    earlier iteration), or None when `alloc` is not made by a head."""
+    plan = _PLANS.get(id(alloc.op)) if alloc.op is not None else None
+    if not isinstance(plan, HeadPlan) or alloc.id not in plan.allocs:
+        return None
+    return plan.origins[plan.allocs[alloc.id]]
 
 
 def _head(op: Op) -> HeadPlan:

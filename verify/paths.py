@@ -23,7 +23,7 @@ More than `MAX_PATHS` paths is refused too (fail closed, named), not truncated.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from stream.ir.attributes import ArrayAttr, DenseArrayAttr, IntegerAttr, StringAttr
@@ -101,13 +101,15 @@ def paths(func: Function, limit: int = MAX_PATHS) -> list[Path]:
 
 
 def segments(func: Function, blocks: Sequence[Block], start: int, mapping: dict[Value, Value], ops: list[Op],
-             stop: int | None, limit: int = MAX_PATHS, first_step: str | None = None) -> list[Segment]:
+             stop: int | Collection[int] | None, limit: int = MAX_PATHS, first_step: str | None = None) -> list[Segment]:
     """Every walk from block `start` (with `mapping` for what is already bound and `ops` already
-    on the path) to a return, or to block `stop` (an `Arrival`, not entered). A branch to a block
-    already on the walk that is not `stop` is refused (a loop the caller did not expect)."""
+    on the path) to a return, or to a block of `stop` (one block or several: an `Arrival`, not
+    entered). A branch to a block already on the walk that is not a stop is refused (a loop the
+    caller did not expect)."""
     out: list[Segment] = []
     state = _State(list(ops), dict(mapping), [first_step or f"^bb{start}"])
-    for st, arrival in _block(func, blocks, start, state, (start,), stop):
+    stops = frozenset() if stop is None else frozenset((stop,)) if isinstance(stop, int) else frozenset(stop)
+    for st, arrival in _block(func, blocks, start, state, (start,), stops):
         out.append(Segment(" -> ".join(st.steps), tuple(st.ops), st.mapping, arrival))
         if len(out) > limit:
             raise DiagnosticError.at(func.op.location, f"@{func.name} has more than {limit} control-flow paths; the verifier checks each path and refuses this many")
@@ -117,14 +119,14 @@ def segments(func: Function, blocks: Sequence[Block], start: int, mapping: dict[
 Walk = Iterator[tuple[_State, Arrival | None]]
 
 
-def _block(func: Function, blocks: Sequence[Block], index: int, state: _State, on_path: tuple[int, ...], stop: int | None) -> Walk:
+def _block(func: Function, blocks: Sequence[Block], index: int, state: _State, on_path: tuple[int, ...], stop: frozenset[int]) -> Walk:
     block = blocks[index]
     *body, last = block.ops if block.ops else (None,)
     for st in _ops(func, [o for o in body if o is not None], state):
         yield from _terminator(func, blocks, last, st, on_path, stop)
 
 
-def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _State, on_path: tuple[int, ...], stop: int | None) -> Walk:
+def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _State, on_path: tuple[int, ...], stop: frozenset[int]) -> Walk:
     if op is None:
         yield state, None
         return
@@ -152,9 +154,9 @@ def _terminator(func: Function, blocks: Sequence[Block], op: Op | None, state: _
 
 
 def _edge(func: Function, blocks: Sequence[Block], op: Op, dest: int, args: Sequence[Value], state: _State,
-          on_path: tuple[int, ...], taken: str | None, stop: int | None) -> Walk:
+          on_path: tuple[int, ...], taken: str | None, stop: frozenset[int]) -> Walk:
     mapped = tuple(state.mapping.get(a, a) for a in args)
-    if dest == stop:
+    if dest in stop:
         where = f"back to ^bb{dest}" if dest in on_path else f"^bb{dest}"
         state.steps.append(where if taken is None else f"({taken}) {where}")
         yield state, Arrival(dest, mapped)
@@ -162,7 +164,7 @@ def _edge(func: Function, blocks: Sequence[Block], op: Op, dest: int, args: Sequ
     if dest in on_path:
         raise DiagnosticError.at(
             op.location, f"@{func.name} loops (^bb{on_path[-1]} -> ^bb{dest}): this loop (control flow) is not supported by the "
-            "verifier (one loop per function, not nested)")
+            "verifier (a branch back into a loop that is not its header)")
     target = blocks[dest]
     for param, arg in zip(target.arguments, mapped, strict=True):
         state.mapping[param] = arg

@@ -47,14 +47,13 @@ def test_warnings_alone_still_prove(capsys: pytest.CaptureFixture[str]) -> None:
         ("""util.func public @f(%c: i1, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  "scf.for"(%c0, %n, %c1) ({
-  ^bb0(%j: index):
+  "scf.execute_region"() ({
     "scf.for"(%c0, %n, %c1) ({
     ^bb0(%i: index):
       "scf.yield"() : () -> ()
     }) : (index, index, index) -> ()
     "scf.yield"() : () -> ()
-  }) : (index, index, index) -> ()
+  }) : () -> ()
   util.return
 }""", "this loop (control flow) is not supported by the verifier"),
     ],

@@ -23,14 +23,13 @@ util.global private @weights : !stream.resource<constant>
   %c = arith.constant true
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  "scf.for"(%c0, %c1, %c1) ({
-  ^bb0(%j: index):
+  "scf.execute_region"() ({
     "scf.for"(%c0, %c1, %c1) ({
     ^bb0(%i: index):
       "scf.yield"() : () -> ()
     }) : (index, index, index) -> ()
     "scf.yield"() : () -> ()
-  }) : (index, index, index) -> ()
+  }) : () -> ()
   "util.return"() : () -> ()
 }) : () -> ()
 util.func public @f() {

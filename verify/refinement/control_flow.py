@@ -25,7 +25,11 @@ on, and the state the back edge passes. `check_loops` then requires, for every k
 
 By induction on the iteration count, both programs then leave the loop after the same number of
 iterations in the same state, so the state after it is one unknown Y, the same fresh terms in
-both programs (with the condition false at Y), and the programs continue from there. A pair of
+both programs (with the condition false at Y), and the programs continue from there. A loop in
+a loop's body is summarized the same way inside the one run of the outer body (its X and Y are
+terms of its own, numbered after the outer loop's), so its checks 1-3 hold for every state the
+outer loop may be in; its blocks are the natural loop of its header (`verify.cfg.natural_loop`,
+by dominance), not every block on a cycle through it (that would be the outer loop too). A pair of
 loops that fails 1-3 is undecided (the equality relation is the only one tried: a pass that
 changed what a loop carries is not followed), never a proof.
 
@@ -49,7 +53,7 @@ from stream.ir.core import Block, Op, Value
 from stream.ir.rule_table import OpSet
 from stream.ir.types import ComplexType, FloatType, IndexType, IntegerType, ResourceType, TensorType, TimepointType
 from stream.ir.walk import Function
-from verify.cfg import cond_br_groups, lower_loops, reaches, switch_edges
+from verify.cfg import cond_br_groups, lower_loops, natural_loop, switch_edges
 from verify.control_flow import loop_headers
 from verify.refinement.compare import Comparer
 from verify.refinement.ints import IntExpr, Poly
@@ -148,25 +152,8 @@ def run_function(m: Machine) -> None:
 
 def run_blocks(m: Machine, blocks: tuple[Block, ...]) -> None:
     headers = loop_headers(blocks)
-    loops = {h: _natural_loop(blocks, h) for h in headers}
+    loops = {h: natural_loop(blocks, h) for h in headers}
     _walk(m, blocks, loops, 0, [], None)
-
-
-def _natural_loop(blocks: tuple[Block, ...], header: int) -> frozenset[int]:
-    """The header and every block that reaches a latch (a predecessor the header reaches: the
-    source of a back edge) without passing through the header."""
-    preds: dict[int, list[int]] = {}
-    for i, b in enumerate(blocks):
-        for t in (b.ops[-1].successors if b.ops else ()):
-            preds.setdefault(t, []).append(i)
-    stack = [p for p in preds.get(header, []) if reaches(blocks, header, p)]
-    body = {header}
-    while stack:
-        x = stack.pop()
-        if x not in body:
-            body.add(x)
-            stack.extend(preds.get(x, []))
-    return frozenset(body)
 
 
 def _successor(m: Machine, term: Op) -> tuple[int, list[Entry]]:

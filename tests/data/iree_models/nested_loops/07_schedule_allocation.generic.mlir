@@ -1,0 +1,132 @@
+// IREE 3.13.0 (iree-base-compiler 3.13.0); model: nested_loops (bench/cf_models.py, an ONNX model built with onnx.helper)
+// flags: --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu
+// stage: 07_schedule_allocation (bench/iree_dumps.py), module scope, generic form
+#executable_target_embedded_elf_x86_64 = #hal.executable.target<"llvm-cpu", "embedded-elf-x86_64", {cpu = "", cpu_features = "", data_layout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128", iree.encoding.resolver = #iree_cpu.cpu_encoding_resolver<>, max_stack_allocation_size = 32768 : i64, native_vector_size = 16 : i64, target_triple = "x86_64-unknown-unknown-eabi-elf"}>
+#map = affine_map<(d0, d1, d2) -> (d0, d2)>
+#map1 = affine_map<(d0, d1, d2) -> (d2, d1)>
+#map2 = affine_map<(d0, d1, d2) -> (d0, d1)>
+#map3 = affine_map<(d0, d1) -> (d0, d1)>
+#device_target_local = #hal.device.target<"local", [#executable_target_embedded_elf_x86_64]> : !hal.device
+"builtin.module"() ({
+  "util.global"() <{initial_value = #device_target_local, sym_name = "__device_0", sym_visibility = "private", type = !hal.device}> : () -> ()
+  "util.global"() <{initial_value = #stream.timepoint<immediate> : !stream.timepoint, sym_name = "__constant_tensor_16x16xf32__timepoint", sym_visibility = "private", type = !stream.timepoint}> : () -> ()
+  "util.global"() <{sym_name = "__constant_tensor_16x16xf32", sym_visibility = "private", type = !stream.resource<constant>}> : () -> ()
+  "util.initializer"() <{function_type = () -> ()}> ({
+    %56 = "stream.timepoint.immediate"() : () -> !stream.timepoint
+    %57 = "arith.constant"() <{value = 1024 : index}> : () -> index
+    %58:2 = "stream.resource.constants"(%57) <{affinity = #hal.device.affinity<@__device_0>, values = [dense<"0xAEFD00397BBBF43CE092E0BCAA64B6BDB03B3ABDD716CBBD1C14C53BF03C093E989B49BD82257EBDAAA3483D512E123DF1B52C3C538FBEBD6BB43FBBEA658E3DC7A509BE7E703BBD6AAF42BE760C04BEFB973CBE2F96C0BC5AC901BE4238DE3C1669803C432299BCACDB80BE0BA65CBD8BED9EBB3CA5393C97AF1CBE10B043BD9566C8BD5EA6A5BDA545D93D1362A5BD5F2255BB801FB53DF20A6FBD320337BC05FC343C0800D13B35E4FABD0F7FF93BBE240B3E786D1EBE6700B03DB58C433C865F83BDB8D74C3E5D1C9C3D479DF5BDBF2CF43B4A366C3D7BA69ABC2BDC8B3DC7F6D9BBFDA6883D024E133E2A608ABD4169A63C53C53DBD3F84503C3023F3BD2D486DBD47B9A0BC1D11B83D9D8AEA3D7D8707BE26BEA2BD5F7C843D17064CBEE2B63DBD18651FBCE5B7003E9F308D3DD00606BDFCF716BDC8F5CCBC69021C3EAB512FBD65C6F8BCA56B103DCCDE45BC809DA1BC3529E4BDA20397BADDB035BDAFD2EE3DA6C0853D433A1EBB6BE2883DE8350BBDBA79D73DD78B0DBA13F46E3DFE2F04BE0A000E3D43DF2CBEED6A50BE6F6DF9BC204EB8BD5E64863CF3DC653E3F56AABD3A917FBD5444A83C31F0493D098390BCB9B2A8BC4BDD8F3D45F4543D62B2D3BD0EBB01BC8241673B5DF5D7BD35DCD43CA1B5AFBD4B14C73DBFE59D3CDB51123CD01572BD915442BCB9914CBE57B6E7BD839E143D1BF759BEAB62AD3DDFCC32BEE4FA9A3D6528ADBD92899F3DEB8C563C355F1DBE5FD3FF3D7DA1133E28A1D7BB6864E0BC88F682BC11B6C7BD97FDE03D585E5EBDA2BDA7BB9477A2BD433880BDCCD602BE52B9003E03757CBC1DD2C53DEEA5AE3ABF368EBD6FCF05BD7B7865BD9DA4503A95B519BD25B2F5BC832A0DBEF73DA5BD2060293EF47789BDE0E0D7BD3B2B0A3DCC1A103E60E414BE33D2AABCC27181BD125434BE5383963D5FA419BBC319EA3BCA129ABD93473A3D6DE55CBDF3216ABCC8F8E2BDCF0EF9BD2BC2083EC8B54FBDCFF1EE3CF2725DBB6EB134BD920F50BD7A0A813D3A4AF7BC122078BC97A1113BEBF2F03D605E8B3D8CB61C3DBFD666BD7B830DBEB776C23DAAEDC53D628966BCA3F45D3D1F0AA03D013AAA3D08B3BC3DF99E3ABD1B221B3E624DFFBD1B7BB03D88504A3DCEEAB23D1369403ED901183E4088EABD83EB2CBE834CA73DE2DFCFBD9499A2BAE7F9AB3D2A5328BEDF0F58BEF26AD43C9671913BA45CC9BC9B8A7C3BCD3BB0BD59FB1ABE0F8688BC8601C7BDE14A28BE82204F3DE730C9BB9B83263D8C9BCABD3BC586BDA19ACCBD9295B5BD0314A03C6B5AA0BD42D8113DFE290B3D62604F3E219F0EBEA8D7B53DF99D12BCF7E3B7BA4F7714BED27E3CBDF134983DF02107BCABCC043CB527EEBCB574EC3DFEB80CBB935261BE89BC8DBDD39A49BE4179A6BEA02259BD798E083E0B679A3B2A23F0BDC4A7C0BD"> : tensor<16x16xf32>]}> : (index) -> (!stream.resource<constant>, !stream.timepoint)
+    %59 = "stream.cmd.execute"() <{affinity = #hal.device.affinity<@__device_0>, once, operandSegmentSizes = array<i32: 0, 0, 0>}> ({
+      "stream.yield"() : () -> ()
+    }) : () -> !stream.timepoint
+    %60 = "stream.timepoint.join"(%58#1, %59) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+    %61 = "stream.timepoint.await"(%58#0, %57, %60) <{operandSegmentSizes = array<i32: 1, 1, 1>, sync}> : (!stream.resource<constant>, index, !stream.timepoint) -> !stream.resource<constant>
+    "util.global.store"(%61) <{global = @__constant_tensor_16x16xf32}> : (!stream.resource<constant>) -> ()
+    "util.global.store"(%56) <{global = @__constant_tensor_16x16xf32__timepoint}> : (!stream.timepoint) -> ()
+    "util.return"() : () -> ()
+  }) : () -> ()
+  "stream.executable"() <{sym_name = "nested_loops$async_dispatch_0", sym_visibility = "private"}> ({
+    "stream.executable.export"() <{function_ref = @nested_loops$async_dispatch_0_matmul_4x16x16_f32, sym_name = "nested_loops$async_dispatch_0_matmul_4x16x16_f32"}> ({
+      %55:3 = "iree_tensor_ext.dispatch.workgroup_count_from_slice"() : () -> (index, index, index)
+      "stream.return"(%55#0, %55#1, %55#2) : (index, index, index) -> ()
+    }) : () -> ()
+    "builtin.module"() ({
+      "func.func"() <{function_type = (!stream.binding, !stream.binding, !stream.binding) -> (), sym_name = "nested_loops$async_dispatch_0_matmul_4x16x16_f32"}> ({
+      ^bb0(%arg20: !stream.binding, %arg21: !stream.binding, %arg22: !stream.binding):
+        %41 = "arith.constant"() <{value = 0.000000e+00 : f32}> : () -> f32
+        %42 = "arith.constant"() <{value = 0 : index}> : () -> index
+        %43 = "stream.binding.subspan"(%arg20, %42) : (!stream.binding, index) -> !iree_tensor_ext.dispatch.tensor<readonly:tensor<4x16xf32>>
+        %44 = "stream.binding.subspan"(%arg21, %42) : (!stream.binding, index) -> !iree_tensor_ext.dispatch.tensor<readonly:tensor<16x16xf32>>
+        %45 = "stream.binding.subspan"(%arg22, %42) : (!stream.binding, index) -> !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4x16xf32>>
+        %46 = "iree_tensor_ext.dispatch.tensor.load"(%43) <{operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>, static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 4, 16>, static_strides = array<i64: 1, 1>}> : (!iree_tensor_ext.dispatch.tensor<readonly:tensor<4x16xf32>>) -> tensor<4x16xf32>
+        %47 = "iree_tensor_ext.dispatch.tensor.load"(%44) <{operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>, static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 16, 16>, static_strides = array<i64: 1, 1>}> : (!iree_tensor_ext.dispatch.tensor<readonly:tensor<16x16xf32>>) -> tensor<16x16xf32>
+        %48 = "tensor.empty"() : () -> tensor<4x16xf32>
+        %49 = "linalg.fill"(%41, %48) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+        ^bb0(%arg28: f32, %arg29: f32):
+          "linalg.yield"(%arg28) : (f32) -> ()
+        }) : (f32, tensor<4x16xf32>) -> tensor<4x16xf32>
+        %50 = "linalg.matmul"(%46, %47, %49) <{indexing_maps = [#map, #map1, #map2], operandSegmentSizes = array<i32: 2, 1>}> ({
+        ^bb0(%arg25: f32, %arg26: f32, %arg27: f32):
+          %53 = "arith.mulf"(%arg25, %arg26) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+          %54 = "arith.addf"(%arg27, %53) <{fastmath = #arith.fastmath<none>}> : (f32, f32) -> f32
+          "linalg.yield"(%54) : (f32) -> ()
+        }) : (tensor<4x16xf32>, tensor<16x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+        %51 = "linalg.generic"(%50, %48) <{indexing_maps = [#map3, #map3], iterator_types = [#linalg.iterator_type<parallel>, #linalg.iterator_type<parallel>], operandSegmentSizes = array<i32: 1, 1>}> ({
+        ^bb0(%arg23: f32, %arg24: f32):
+          %52 = "math.tanh"(%arg23) <{fastmath = #arith.fastmath<none>}> : (f32) -> f32
+          "linalg.yield"(%52) : (f32) -> ()
+        }) : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+        "iree_tensor_ext.dispatch.tensor.store"(%51, %45) <{operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0>, static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 4, 16>, static_strides = array<i64: 1, 1>}> : (tensor<4x16xf32>, !iree_tensor_ext.dispatch.tensor<writeonly:tensor<4x16xf32>>) -> ()
+        "func.return"() : () -> ()
+      }) : () -> ()
+    }) : () -> ()
+    "stream.executable.end"() : () -> ()
+  }) : () -> ()
+  "util.func"() <{function_type = (!hal.buffer_view, !hal.buffer_view, !hal.buffer_view, !hal.fence, !hal.fence) -> !hal.buffer_view, inlining_policy = #util.inline.never, sym_name = "nested_loops$async"}> ({
+  ^bb0(%arg3: !hal.buffer_view, %arg4: !hal.buffer_view, %arg5: !hal.buffer_view, %arg6: !hal.fence, %arg7: !hal.fence):
+    %7 = "arith.constant"() <{value = 1024 : index}> : () -> index
+    %8 = "arith.constant"() <{value = 1 : index}> : () -> index
+    %9 = "arith.constant"() <{value = 0 : index}> : () -> index
+    %10 = "arith.constant"() <{value = 4 : index}> : () -> index
+    %11 = "arith.constant"() <{value = 16 : index}> : () -> index
+    %12 = "arith.constant"() <{value = 8 : index}> : () -> index
+    %13 = "arith.constant"() <{value = 256 : index}> : () -> index
+    %14 = "util.global.load"() <{global = @__constant_tensor_16x16xf32__timepoint, is_immutable}> : () -> !stream.timepoint
+    %15 = "util.global.load"() <{global = @__constant_tensor_16x16xf32, is_immutable}> : () -> !stream.resource<constant>
+    %16 = "hal.element_type"() <{type = i64}> : () -> i32
+    %17 = "hal.encoding_type"() : () -> i32
+    "hal.buffer_view.assert"(%arg3, %16, %17) <{message = "tensor"}> : (!hal.buffer_view, i32, i32) -> ()
+    %18 = "stream.tensor.import"(%arg3, %12) <{affinity = #hal.device.affinity<@__device_0>, result_encoding = tensor<i64>}> : (!hal.buffer_view, index) -> !stream.resource<external>
+    %19 = "stream.timepoint.import"(%arg6) <{affinity = #hal.device.affinity<@__device_0>}> : (!hal.fence) -> !stream.timepoint
+    %20 = "hal.element_type"() <{type = f32}> : () -> i32
+    "hal.buffer_view.assert"(%arg5, %20, %17, %10, %11) <{message = "tensor"}> : (!hal.buffer_view, i32, i32, index, index) -> ()
+    %21 = "stream.tensor.import"(%arg5, %13) <{affinity = #hal.device.affinity<@__device_0>, result_encoding = tensor<4x16xf32>}> : (!hal.buffer_view, index) -> !stream.resource<external>
+    %22 = "arith.constant"() <{value = 0 : index}> : () -> index
+    %23:2 = "stream.resource.alloca"(%12, %19) <{affinity = #hal.device.affinity<@__device_0>}> : (index, !stream.timepoint) -> (!stream.resource<staging>, !stream.timepoint)
+    %24 = "stream.timepoint.join"(%19, %23#1) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+    %25 = "stream.cmd.execute"(%18, %23#0, %12, %12, %24) <{affinity = #hal.device.affinity<@__device_0>, operandSegmentSizes = array<i32: 2, 2, 1>}> ({
+    ^bb0(%arg18: !stream.resource<external>, %arg19: !stream.resource<staging>):
+      "stream.cmd.copy"(%arg18, %12, %22, %arg19, %12, %22, %12) : (!stream.resource<external>, index, index, !stream.resource<staging>, index, index, index) -> ()
+      "stream.cmd.flush"(%arg19, %12, %22, %12) : (!stream.resource<staging>, index, index, index) -> ()
+      "stream.yield"() : () -> ()
+    }) : (!stream.resource<external>, !stream.resource<staging>, index, index, !stream.timepoint) -> !stream.timepoint
+    %26 = "stream.timepoint.await"(%23#0, %12, %25) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (!stream.resource<staging>, index, !stream.timepoint) -> !stream.resource<staging>
+    %27 = "stream.resource.load"(%26, %12, %9) : (!stream.resource<staging>, index, index) -> i64
+    %28 = "arith.index_cast"(%27) : (i64) -> index
+    %29:2 = "scf.for"(%9, %28, %8, %21, %19) ({
+    ^bb0(%arg8: index, %arg9: !stream.resource<external>, %arg10: !stream.timepoint):
+      %31:2 = "scf.for"(%9, %28, %8, %arg9, %arg10) ({
+      ^bb0(%arg11: index, %arg12: !stream.resource<external>, %arg13: !stream.timepoint):
+        %32 = "stream.timepoint.join"(%arg13, %14) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+        %33 = "arith.constant"() <{value = 0 : index}> : () -> index
+        %34:2 = "stream.resource.alloca"(%13, %32) <{affinity = #hal.device.affinity<@__device_0>}> : (index, !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint)
+        %35:2 = "stream.resource.pack"(%13) <{affinity = #hal.device.affinity<@__device_0>, lifetime_intervals = [0 : index, 1 : index], operandSegmentSizes = array<i32: 0, 1>}> : (index) -> (index, index)
+        %36:2 = "stream.resource.alloca"(%35#0, %32) <{affinity = #hal.device.affinity<@__device_0>}> : (index, !stream.timepoint) -> (!stream.resource<transient>, !stream.timepoint)
+        %37 = "stream.timepoint.join"(%32, %34#1, %36#1) : (!stream.timepoint, !stream.timepoint, !stream.timepoint) -> !stream.timepoint
+        %38 = "stream.cmd.execute"(%arg12, %15, %34#0, %36#0, %13, %7, %13, %35#0, %37) <{affinity = #hal.device.affinity<@__device_0>, operandSegmentSizes = array<i32: 4, 4, 1>}> ({
+        ^bb0(%arg14: !stream.resource<external>, %arg15: !stream.resource<constant>, %arg16: !stream.resource<external>, %arg17: !stream.resource<transient>):
+          "stream.cmd.copy"(%arg14, %13, %33, %arg17, %35#0, %35#1, %13) : (!stream.resource<external>, index, index, !stream.resource<transient>, index, index, index) -> ()
+          "stream.cmd.dispatch"(%arg17, %arg15, %arg16, %35#0, %7, %13, %35#1, %9, %33, %13, %7, %13) <{entry_points = [@nested_loops$async_dispatch_0::@nested_loops$async_dispatch_0_matmul_4x16x16_f32], operandSegmentSizes = array<i32: 0, 0, 3, 3, 3, 3>, resource_accesses = [1 : i32, 1 : i32, 2 : i32]}> : (!stream.resource<transient>, !stream.resource<constant>, !stream.resource<external>, index, index, index, index, index, index, index, index, index) -> ()
+          "stream.yield"() : () -> ()
+        }) : (!stream.resource<external>, !stream.resource<constant>, !stream.resource<external>, !stream.resource<transient>, index, index, index, index, !stream.timepoint) -> !stream.timepoint
+        %39 = "stream.resource.dealloca"(%36#0, %35#0, %38) <{affinity = #hal.device.affinity<@__device_0>}> : (!stream.resource<transient>, index, !stream.timepoint) -> !stream.timepoint
+        %40 = "stream.timepoint.join"(%39, %38) : (!stream.timepoint, !stream.timepoint) -> !stream.timepoint
+        "scf.yield"(%34#0, %40) : (!stream.resource<external>, !stream.timepoint) -> ()
+      }) : (index, index, index, !stream.resource<external>, !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint)
+      "scf.yield"(%31#0, %31#1) : (!stream.resource<external>, !stream.timepoint) -> ()
+    }) : (index, index, index, !stream.resource<external>, !stream.timepoint) -> (!stream.resource<external>, !stream.timepoint)
+    "stream.timepoint.chain_external"(%29#1, %arg7) <{affinity = #hal.device.affinity<@__device_0>}> : (!stream.timepoint, !hal.fence) -> ()
+    %30 = "stream.tensor.export"(%29#0, %13) <{affinity = #hal.device.affinity<@__device_0>, source_encoding = tensor<4x16xf32>}> : (!stream.resource<external>, index) -> !hal.buffer_view
+    "util.return"(%30) : (!hal.buffer_view) -> ()
+  }) {iree.abi.model = "coarse-fences", iree.abi.stub} : () -> ()
+  "util.func"() <{function_type = (!hal.buffer_view, !hal.buffer_view, !hal.buffer_view) -> !hal.buffer_view, sym_name = "nested_loops"}> ({
+  ^bb0(%arg0: !hal.buffer_view, %arg1: !hal.buffer_view, %arg2: !hal.buffer_view):
+    %0 = "util.null"() : () -> !hal.fence
+    %1 = "arith.constant"() <{value = -1 : i32}> : () -> i32
+    %2 = "arith.constant"() <{value = 0 : index}> : () -> index
+    %3 = "hal.devices.get"(%2) : (index) -> !hal.device
+    %4 = "hal.fence.create"(%3) <{flags = 0 : i64}> : (!hal.device) -> !hal.fence
+    %5 = "util.call"(%arg0, %arg1, %arg2, %0, %4) <{callee = @nested_loops$async}> : (!hal.buffer_view, !hal.buffer_view, !hal.buffer_view, !hal.fence, !hal.fence) -> !hal.buffer_view
+    %6 = "hal.fence.await"(%1, %4) <{flags = 0 : i64}> : (i32, !hal.fence) -> i32
+    "util.return"(%5) : (!hal.buffer_view) -> ()
+  }) {iree.abi.stub} : () -> ()
+}) {stream.affinity.default = #hal.device.affinity<@__device_0>} : () -> ()
