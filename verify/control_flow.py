@@ -54,7 +54,7 @@ from verify.loops import (
     query_targets,
 )
 from verify.model import READ, WRITE, FunctionModel, build_model
-from verify.obligations import Obligation
+from verify.obligations import Obligation, slice_membership
 from verify.paths import Segment, segments
 from verify.report import FunctionSummary, Namer, Report, Unknown
 from verify.storage import declared_sizes
@@ -228,6 +228,8 @@ class _Loop:
         # iteration's own op writes (`_collect_outer`). Only values from before the loop count,
         # so the set is bounded and the rechecking in `check` ends.
         self.written: set[Value] = set()
+        # Target -> the pack slices iterations use on it (`_collect_outer`; the summary uses them).
+        self.slices: dict[Target, set[tuple[Op, int]]] = {}
         self.before: set[Value] = set(g.arguments)
         for op in pre.ops:
             for inner in op.walk():
@@ -241,11 +243,15 @@ class _Loop:
         more of it, everything is checked again with the larger set (each round adds one at
         least, so this ends)."""
         while True:
-            known = (len(self.outer), len(self.ends), len(self.written))
+            known = self._known()
             runs, states = self._attempt()
-            if (len(self.outer), len(self.ends), len(self.written)) == known:
+            if self._known() == known:
                 self.c.states[self.header] = max(states, self.c.states.get(self.header, 0))
                 return runs
+
+    def _known(self) -> tuple[int, ...]:
+        """What rounds of checking find out (each only grows): the recheck ends when it is still."""
+        return (len(self.outer), len(self.ends), len(self.written), sum(len(v) for v in self.slices.values()))
 
     def _name(self) -> str:
         return "the loop" if len(self.c.headers) == 1 else f"the loop at ^bb{self.header}"
@@ -387,17 +393,23 @@ class _Loop:
         carried = set(head.allocs) if head is not None else set()
         later = _issued_from(model, head_index)
         own = {a.id for a in model.storage.allocations if a.op is not None and id(a.op) in later}
-        slot_allocs = set()
+        slot_of: dict[int, Target] = {}
         for j in self.res_slots:
             view = model.storage.view(self.args[j]) if head is not None else model.storage.view(self.init[j])
             if view is not None:
-                slot_allocs.add(view.alloc.id)
+                slot_of.setdefault(view.alloc.id, ("slot", j))
+        slot_allocs = set(slot_of)
+        membership = slice_membership(model) if model.packs else {}
         for a in model.accesses:
             if a.site.order[0] < head_index:
                 continue
             alloc = a.alloc
             if a.writes and alloc.value in self.before:
                 self.written.add(alloc.value)
+            member = membership.get(a.id)
+            if member is not None and alloc.id not in own:
+                target: Target = slot_of.get(alloc.id) or ("outer", alloc.value)
+                self.slices.setdefault(target, set()).add((member[0], member[1]))
             if alloc.id in own or alloc.id in carried or alloc.id in slot_allocs:
                 continue
             t: Target = ("outer", alloc.value)
@@ -475,7 +487,8 @@ class _Loop:
             hidden[j] = Value(TimepointType(), "awaited")
         after = {k: self.init[k] for k in self.tp_slots if ("mono", k) in coverage.get(("tp", k), frozenset())}
         plan = HeadPlan(self.args, state, coverage, frozenset(targets - covered), modes, dict(self.outer), dict(self.monotone),
-                        dict(self.invariant), tuple(values), hidden, after, tuple(self.ends))
+                        dict(self.invariant), tuple(values), hidden, after, tuple(self.ends),
+                        {t: frozenset(v) for t, v in self.slices.items()})
         ops: list[Op] = []
         pre_defined = {r for op in self.pre.ops for r in op.results} | set(self.g.arguments)
         for j in gated:
@@ -561,12 +574,16 @@ def classifier(ctx: Context, back: tuple[_Loop, list[NextPlan], int] | None = No
                 return "report" if ob.cls in REPORTED_AT_BACK_EDGE else "drop"
         for head in heads:
             ghosts = [s for s in sites if s.id in head.sites]
-            if ghosts:
+            if ghosts and not (ob.cls == "PACK_OVERLAP" and ob.shape == "pack"):
+                # (A pack obligation is about every use of two slices, the summary's among them:
+                # its two sites only name one use of each.)
                 others = [s for s in sites if s.id not in head.sites]
                 # Earlier iterations against what came before the loop (an enclosing loop's
                 # summary and iteration included): checked in those iterations themselves, which
                 # have it all on their path. Alone (their own range, device, borrowing): likewise.
-                if not others or any(s.order < ghosts[0].order for s in others):
+                # So is their order after the caller's wait fence: one event for the whole call,
+                # whose site a program places at its import, possibly in this iteration.
+                if not others or any(s.order < ghosts[0].order for s in others) or ob.roles[0] == "wait fence":
                     return "drop"
         if back is not None and ob.cls == "LEAK":
             # The function does not end at a back edge; but a transient allocation this

@@ -117,6 +117,10 @@ class HeadPlan:
     # earlier iteration's in-place write ended their versions (value semantics), so a later
     # reader of one sees bytes it does not name and a later in-place write consumes it twice.
     ends: tuple[Value, ...] = ()
+    # Target -> the pack slices (pack op, slice index) the loop's iterations use on it: the
+    # summary's access of the target is a use of each (PACK_OVERLAP sees slices interleave
+    # across iterations: slice #0 in one, #1, then #0 again in the next).
+    slices: dict[Target, frozenset[tuple[Op, int]]] = field(default_factory=dict)
     # Of the model last built with this plan's op (the rules reset them for each model):
     sites: set[int] = field(default_factory=set)  # the summary sites
     allocs: dict[int, int] = field(default_factory=dict)  # allocation id -> carried slot (past storage)
@@ -261,6 +265,8 @@ def _head_effect(b: Builder, op: Op) -> None:
         a = b.whole(site, _target_value(plan, t, plan.values), plan.modes.get(t, WRITE), "earlier iterations")
         if a is not None and a.writes:
             written.setdefault(site, set()).add(a.alloc.id)
+        if a is not None:
+            b.model.slice_uses.extend((pack, i, a) for pack, i in sorted(plan.slices.get(t, ()), key=lambda s: (id(s[0]), s[1])))
 
     by_target: dict[Target, Site] = {}
     for t in sorted(covering, key=str):

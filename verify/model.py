@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from stream.dialect.abi import handed_in_pairs, wait_fences
+from stream.dialect.abi import handed_in_pairs, signalled_fences, wait_fences
 from stream.dialect.awaits import PURE_HOST_USERS, Gates
 from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
@@ -106,6 +106,9 @@ class FunctionModel:
     retains: list[tuple[Site, Allocation, int]] = field(default_factory=list)  # +1 retain, -1 release
     ranges: list[RangeCheck] = field(default_factory=list)
     packs: list[Op] = field(default_factory=list)
+    # Accesses that stand for uses of a pack's slice without addressing it (a loop's summary of
+    # earlier iterations, whose uses of slices it holds as whole-storage accesses): (pack, slice).
+    slice_uses: list[tuple[Op, int, Access]] = field(default_factory=list)
     escapes: dict[int, Site] = field(default_factory=dict)  # allocation id -> a site handing it out
     completions: list[Site] = field(default_factory=list)  # after these the caller may observe memory (async ABI fences)
     return_site: Site | None = None
@@ -340,6 +343,10 @@ class Builder:
         for v in values:
             self._external_signals.setdefault(v, []).append(event)
 
+    def signalled_values(self) -> set[Value]:
+        """The fences a `chain_external` of this program signals."""
+        return set(self._external_signals)
+
     def external_wait(self, event: int, values: tuple[Value, ...]) -> None:
         self._external_waits.append((event, values))
 
@@ -436,7 +443,10 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
     level = function_level(func.op) or ("async" if _handles_resources(func) else "host")
     model = FunctionModel(func, module, level, storage)
     model.bindings = BindingContext(module, func.op)
-    model.async_abi = any(op.name == "stream.timepoint.chain_external" for op in func.body.ops)
+    # Decided for the whole function, not the path being checked: a loop iteration or a branch
+    # without the `chain_external` still belongs to a function that signals its fence.
+    signalled = signalled_fences(func)
+    model.async_abi = bool(signalled)
     model.wait_fences = wait_fences(func)
     b = Builder(model)
     from verify.rules import apply_rule
@@ -480,8 +490,23 @@ def build_model(func: Function, module: Module | None = None) -> FunctionModel:
         from verify.rules.globals import finish_stores
 
         finish_stores(b)
+    _signalled_later(b, signalled)
     b.link_externals()
     return model
+
+
+def _signalled_later(b: Builder, fences: set[Value]) -> None:
+    """A fence the function signals, but not on this program (a loop iteration ending at its back
+    edge, or a path of it), is signalled, if ever, by a `chain_external` the host issues after
+    every host op here: so it is reached only after them. Without this, a host wait in a loop
+    body on the function's own signal fence, signalled after the loop, looked satisfiable (the
+    fence seemed to be the caller's) and a deadlock was proved. Only true orderings are added."""
+    pending = [f for f in fences if f not in b.signalled_values()]
+    if not pending:
+        return
+    site = b.host(b.model.func.op, "the rest of the function")
+    reach = b.reach("external fence signalled after this program", [(site.start, "issued after every host op here")], b.model.func.op)
+    b.external_signal(tuple(sorted(pending, key=id)), reach)
 
 
 def _handles_resources(func: Function) -> bool:

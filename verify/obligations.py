@@ -407,6 +407,9 @@ def pack_members(model: FunctionModel) -> dict[Op, list[list[Access]]]:
                             hit.append(group)
             for group in hit:
                 group.append(a)
+    for op, i, a in model.slice_uses:
+        if op in out and i < len(out[op]):
+            out[op][i].append(a)
     return out
 
 

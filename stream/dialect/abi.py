@@ -31,7 +31,7 @@ from stream.ir.core import Op, Value
 from stream.ir.types import OpaqueType, ResourceType, TimepointType
 from stream.ir.walk import Function
 
-__all__ = ["is_fence", "coarse_fences", "wait_fences", "is_private", "handed_pairs", "handed_in_pairs"]
+__all__ = ["is_fence", "coarse_fences", "wait_fences", "signalled_fences", "is_private", "handed_pairs", "handed_in_pairs"]
 
 
 def is_fence(v: Value) -> bool:
@@ -44,9 +44,12 @@ def coarse_fences(f: Function) -> bool:
     return isinstance(model, StringAttr) and model.value == "coarse-fences"
 
 
-def _signalled(f: Function) -> set[Value]:
+def signalled_fences(f: Function) -> set[Value]:
+    """The fences the whole function `f` signals (`chain_external` anywhere in it: in every block
+    and region, on every path; for a program cut from a function, in the function it was cut
+    from). A fence the function signals on some path is never the caller's to signal."""
     out: set[Value] = set()
-    for op in f.body.ops:
+    for op in f.whole.op.walk():
         if op.name == "stream.timepoint.chain_external":
             out.update(op.operands[1:])
     return out
@@ -64,7 +67,7 @@ def wait_fences(f: Function) -> tuple[Value, ...]:
     args = f.arguments
     if coarse_fences(f) and len(args) >= 2 and is_fence(args[-2]):
         return (args[-2],)
-    signalled = _signalled(f)
+    signalled = signalled_fences(f)
     out: list[Value] = []
     for op in f.body.ops:
         if op.name == "stream.timepoint.import" and len(op.operands) == 1:

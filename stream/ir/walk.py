@@ -8,7 +8,7 @@ and rebuild a module with some ops replaced.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from stream.ir.attributes import ArrayAttr, Attribute, BoolAttr, DictAttr, IntegerAttr, StringAttr, TypeAttr
 from stream.ir.core import Block, Module, Op, Region, Value
@@ -38,9 +38,17 @@ FUNCTION_OPS = OpSet(
 
 @dataclass(frozen=True, slots=True)
 class Function:
-    """A view of a `func.func` / `util.func` op."""
+    """A view of a `func.func` / `util.func` op. `source` is the function a checked program was
+    cut from (`with_body`: one control-flow path, or one loop iteration of it), None for a
+    function as written: facts about the whole function (which fences it signals) come from it."""
 
     op: Op
+    source: Op | None = field(default=None, compare=False)
+
+    @property
+    def whole(self) -> Function:
+        """The function this one was cut from (itself when it was not)."""
+        return self if self.source is None else Function(self.source)
 
     @property
     def name(self) -> str:
@@ -88,7 +96,7 @@ class Function:
         if type_ is not None:
             props["function_type"] = TypeAttr(type_)
         region = Region((Block(args, ops),))
-        return Function(self.op.replace(regions=(region,), properties=props))
+        return Function(self.op.replace(regions=(region,), properties=props), source=self.source or self.op)
 
 
 def functions(module: Module) -> list[Function]:
