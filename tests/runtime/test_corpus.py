@@ -57,10 +57,20 @@ INDEX_INPUTS: dict[str, list[int | None]] = {
     "cmd_loop_alias_double_free.mlir": [3],
     **{f"cmd_loop_{n}.mlir": [3] for n in ("wave_raw", "wave_serial_ok", "missed_wait", "waits_ok", "scratch_before_alloc",
                                             "scratch_ok", "scratch_leak")},
+    "cmd_loop_deadlock.mlir": [3],  # the first readback waits on the fence chained after the loop
+    "cmd_loop_deadlock_ok.mlir": [3],
+    "cmd_loop_pack_carried.mlir": [None, 3],  # the second step reads the state the first one's staging clobbered
+    "cmd_loop_pack_carried_ok.mlir": [None, 3],
+    "cmd_loop_for_pack_carried.mlir": [None, 3],
+    "cmd_loop_for_pack_carried_ok.mlir": [None, 3],
     "cmd_branch_affinity_mismatch.mlir": [1],  # the branch that fills on @dev1
     "cmd_branch_affinity_ok.mlir": [1],
     "cmd_branch_borrowed_write.mlir": [None, 1],  # the branch that clears the input
     "cmd_branch_consumed_write_ok.mlir": [None, 1],
+    "cmd_branch_deadlock.mlir": [1],  # the branch that peeks
+    "cmd_branch_deadlock_ok.mlir": [1],
+    "cmd_branch_pack_staged.mlir": [None, 1],  # the branch that stages a fill in slice #1
+    "cmd_branch_pack_staged_ok.mlir": [None, 1],
     "cmd_symbolic_racy.mlir": [128, 64],  # fills [0, 128) and writes [64, 128): they overlap
     "cmd_symbolic_safe.mlir": [64],
     "cmd_oob_symbolic.mlir": [None, 200],  # a 64-byte window at 200 in a 256-byte buffer
