@@ -56,7 +56,7 @@ def check_program(
         decider.stats.violated += 1
         return FunctionSummary(f.name, model.level, decider.stats, time.perf_counter() - start, "deadlock: nothing else checked")
     found: dict[tuple[object, ...], Violation] = {}
-    for ob in generate(model, full=smt == "full"):
+    for ob in generate(model, full=smt == "full", hb=hb):
         kind = classify(model, ob) if classify is not None else "report"
         if kind == "drop":
             continue

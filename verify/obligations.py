@@ -29,6 +29,8 @@ from stream.dialect.abi import is_fence
 from stream.ir.core import Op, Value
 from stream.ir.types import Lifetime
 from verify.events import Site
+from verify.frontier import conflict_pairs
+from verify.hb import HappensBefore
 from verify.model import Access, FunctionModel, RangeCheck
 from verify.storage import Allocation, AllocKind
 from verify.symbolic import Expr, overlaps, pack_intervals
@@ -121,20 +123,47 @@ def _pairs(group: list[Access], full: bool) -> Iterator[tuple[Access, Access]]:
                 yield d, other
 
 
-def races(model: FunctionModel, full: bool, members: dict[Op, list[list[Access]]] | None = None) -> Iterator[Obligation]:
+def _candidates(group: list[Access], full: bool, cmd: bool, hb: HappensBefore | None) -> Iterator[tuple[Access, Access]]:
+    """The pairs of one allocation's accesses that get a race obligation (see `races`)."""
+    if not cmd:
+        # At the async level value semantics order everything but an op with itself (ties and
+        # readiness are checked by their own obligations): only pairs within one site.
+        by_site: dict[int, list[Access]] = defaultdict(list)
+        for a in group:
+            by_site[a.site.id].append(a)
+        for same in by_site.values():
+            if len(same) > 1:
+                yield from _pairs(same, full)
+        return
+    if full or hb is None:
+        yield from _pairs(group, full)
+        return
+    # Pruned, with the happens-before graph: constant ranges by their frontiers (linear when
+    # they are ordered, `verify.frontier`), symbolic ones against everything.
+    data = [a for a in group if a.mode]
+    static = [a for a in data if a.lo.is_const and a.length.is_const and a.length.const > 0]
+    dynamic = [a for a in data if not (a.lo.is_const and a.length.is_const)]
+    yield from conflict_pairs(static, hb)
+    for i, d in enumerate(dynamic):
+        for other in static + dynamic[i + 1:]:
+            if d.writes or other.writes:
+                yield d, other
+
+
+def races(model: FunctionModel, full: bool, members: dict[Op, list[list[Access]]] | None = None,
+          hb: HappensBefore | None = None) -> Iterator[Obligation]:
+    """Pairs of accesses to one allocation that may conflict must be ordered. In full mode every
+    pair is an obligation; pruned, a constant-range sweep (or, given `hb`, the frontiers of
+    `verify.frontier`) leaves out pairs that cannot intersect or are ordered by transitivity."""
+    if model.level == "tensor":
+        return
     by_alloc: dict[int, list[Access]] = defaultdict(list)
     for a in model.accesses:
         by_alloc[a.alloc.id].append(a)
     cmd = model.level == "cmd"
     slices = slice_membership(model, members)
     for group in by_alloc.values():
-        for x, y in _pairs(group, full):
-            # At the async level value semantics order everything but an op with itself
-            # (ties and readiness are checked by their own obligations).
-            if not cmd and x.site is not y.site:
-                continue
-            if model.level == "tensor":
-                continue
+        for x, y in _candidates(group, full, cmd, hb):
             # Slices a pack may alias: their PACK_OVERLAP obligation (uses separated in time)
             # implies every pair of their accesses is ordered.
             sx, sy = slices.get(x.id), slices.get(y.id)
@@ -632,10 +661,12 @@ def opaque(model: FunctionModel) -> Iterator[Obligation]:
         )
 
 
-def generate(model: FunctionModel, full: bool = False) -> list[Obligation]:
+def generate(model: FunctionModel, full: bool = False, hb: HappensBefore | None = None) -> list[Obligation]:
+    """Every obligation of the model; given `hb` (pruned mode), race pairs that reachability
+    orders by transitivity are left out (`verify.frontier`)."""
     out: list[Obligation] = []
     members = pack_members(model)
-    for gen in (races(model, full, members), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
+    for gen in (races(model, full, members, hb), lifetimes(model), frees(model), readiness(model), ties(model), borrowed(model), bounds(model),
                 packs(model, members), affinity(model), completion(model), wait_fence(model), globals_(model), opaque(model)):
         out.extend(gen)
     return out
