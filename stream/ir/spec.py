@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from stream.ir.attributes import ArrayAttr, Attribute, DenseArrayAttr, IntegerAttr
 from stream.ir.core import Op, Region, Value
 from stream.ir.interfaces import Access, Alias, Effect, Sized, Timeline
-from stream.ir.spec_registry import OpState, register
+from stream.ir.spec_registry import OpState, lookup, register
 from stream.ir.types import I32, INDEX, Type
 from stream.ir.views import OpView, view_class
 
@@ -418,9 +418,8 @@ def define(spec: OpSpec) -> OpSpec:
 
 
 def spec_of(op: Op | str) -> OpSpec | None:
-    from stream.ir.spec_registry import lookup
-
-    found = lookup(op if isinstance(op, str) else op.name)
+    # Called about a million times per pipeline run at 3k dispatches: no import per call.
+    found = lookup(op if type(op) is str else op.name)  # type: ignore[union-attr]
     return found if isinstance(found, OpSpec) else None
 
 
