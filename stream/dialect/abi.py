@@ -25,6 +25,7 @@ detector (`runtime.races`) share these rules.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from stream.ir.attributes import StringAttr
 from stream.ir.core import Op, Value
@@ -48,11 +49,18 @@ def signalled_fences(f: Function) -> set[Value]:
     """The fences the whole function `f` signals (`chain_external` anywhere in it: in every block
     and region, on every path; for a program cut from a function, in the function it was cut
     from). A fence the function signals on some path is never the caller's to signal."""
+    return set(_signalled_in(f.whole.op))
+
+
+@lru_cache(maxsize=64)
+def _signalled_in(func_op: Op) -> frozenset[Value]:
+    # Cached per function op (ops are immutable and hash by identity): every program a loop or
+    # branch is cut into asks about the same function.
     out: set[Value] = set()
-    for op in f.whole.op.walk():
+    for op in func_op.walk():
         if op.name == "stream.timepoint.chain_external":
             out.update(op.operands[1:])
-    return out
+    return frozenset(out)
 
 
 def wait_fences(f: Function) -> tuple[Value, ...]:

@@ -152,11 +152,16 @@ class Op:
 
     def walk(self) -> Iterator[Op]:
         """This op and every op nested in its regions, in pre-order."""
+        # With an explicit stack: nested generators (`yield from`) cost each op its depth.
         yield self
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    yield from op.walk()
+        if not self.regions:
+            return
+        stack = [op for region in reversed(self.regions) for block in reversed(region.blocks) for op in reversed(block.ops)]
+        while stack:
+            op = stack.pop()
+            yield op
+            if op.regions:
+                stack.extend(inner for region in reversed(op.regions) for block in reversed(region.blocks) for inner in reversed(block.ops))
 
     def __repr__(self) -> str:
         return f"<Op {self.name} at {self.location}>"
