@@ -1,0 +1,499 @@
+"""streamproof's verified compile next to IREE 3.13's compile to stream, on the same random DAGs.
+
+One DAG description (`dag` below) is written out twice, so both compilers get the same graph: the
+same ops, shapes, device placement and transfers.
+
+* The DAG: N dispatches, each a `matmul`, an `add` or a `relu` of `tensor<16x16xf32>` values,
+  placed at random on one of two devices (as `bench_pipeline.program`: an op takes its operands
+  from the last 4 values, so about half the uses cross devices). A value about to leave that
+  window unused becomes the next op's first operand, so every value but the last few is used
+  (IREE would delete dead dispatches) and no two ops compute the same thing (IREE would CSE
+  them). A use on the other device reads an explicit transfer, one per value and device, made
+  just before its first use; the unused values are returned, those on the second device
+  transferred back first. The two function arguments live on the first device.
+* streamproof input (`streamproof_input`): `flow.dispatch @matmul/@add/@relu` with
+  `stream.affinity = #hal.device.affinity<@dev0|@dev1>`, `flow.tensor.transfer ... to
+  #hal.device.affinity<@dev1>`; no in-place dispatches (linalg on tensors has none).
+* IREE input (`iree_input`): linalg on tensors in a `func.func` whose arguments and results carry
+  `iree.abi.affinity = #hal.device.promise<@device_a>`: `linalg.matmul` into a zero
+  `linalg.fill`, the add and the relu as `linalg.generic` (`arith.addf`, `arith.maximumf` with 0;
+  IREE 3.13 has no `linalg.add`), `flow.tensor.transfer ... to #hal.device.promise<@device_b>`.
+  IREE places an op on the device of its operands, which the transfers decide. Compiled with
+  `iree-compile --compile-to=stream --iree-hal-target-device=device_a=local[0]
+  --iree-hal-target-device=device_b=local[1] --iree-hal-local-target-device-backends=llvm-cpu`
+  (the flags of `bench/iree_dumps.py --two-devices`) and `--mlir-print-op-generic`, so that
+  streamproof's parser reads the output for the counts.
+
+Measured, each run in its own process, the tools taking turns (streamproof first in the 1st,
+3rd, ... repeat, IREE first in the others), medians of `--repeat` runs:
+
+* streamproof: `stream.ir.parse_module`, `run_pipeline(module, DEFAULT_PIPELINE,
+  hook=verify.hook.make_hook())` (every pass proved) and `print_module`: what `streamproof
+  compile` does; "wall s" is all three, "verify s" the hook's part; peak RSS is the process's
+  (`resource.getrusage(RUSAGE_SELF)`).
+* IREE: the `iree-compile` process, run by a Python process that does nothing else: its wall
+  time (its process start and reading and writing files included; Python's start and imports
+  are not in streamproof's), and its peak RSS and CPU time from `getrusage(RUSAGE_CHILDREN)`.
+  iree-compile may run passes on several threads (MLIR's default), streamproof runs on one:
+  "cpu s" is user + system time.
+
+Counted in each output (streamproof's `Module`, IREE's output read by `stream.ir.parse_module`,
+the same code): execute regions (`stream.cmd.execute` / `stream.async.execute`), dispatches
+(`stream.cmd.dispatch` / `stream.async.dispatch`; IREE fuses elementwise ops into their producers
+so it has fewer), timepoints (`!stream.timepoint` values: op results and block arguments),
+`stream.timepoint.*` ops, joins, host awaits, allocations and copies; per dispatch of the DAG
+(the same denominator for both) and per dispatch emitted.
+
+    python bench/bench_vs_iree.py [--sizes 1000 3000 10000] [--repeat 3] [--json OUT.json] [--no-iree]
+
+`--repeat` defaults to 3, and 1 for sizes of 10000 and more. Without `iree-compile` (PATH or
+`$IREE_COMPILE`; `pip install -e '.[iree]'`) the IREE columns say so and streamproof still runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TENSOR = "tensor<16x16xf32>"
+KINDS = ("matmul", "add", "relu")
+ARITY = {"matmul": 2, "add": 2, "relu": 1}
+WINDOW = 4
+STREAMPROOF_DEVICES = ("dev0", "dev1")
+IREE_DEVICES = ("device_a", "device_b")
+IREE_FLAGS = (
+    "--iree-hal-target-device=device_a=local[0]",
+    "--iree-hal-target-device=device_b=local[1]",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--compile-to=stream",
+    "--mlir-print-op-generic",
+)
+TOOLS = ("streamproof", "iree")
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    kind: str
+    device: int
+    operands: tuple[int, ...]  # value ids: 0 and 1 are the arguments, 2 + i is node i's result
+
+
+@dataclass(frozen=True, slots=True)
+class Dag:
+    nodes: tuple[Node, ...]
+    results: tuple[int, ...]  # the values nothing uses
+
+    def device(self, value: int) -> int:
+        return 0 if value < 2 else self.nodes[value - 2].device
+
+    def steps(self) -> list[tuple[str, int, int]]:
+        """Program order, shared by both printers: ("transfer", value, device) just before the
+        first use of `value` on `device`, ("node", i, device), and at the end ("transfer", v, 0)
+        for the results on the second device, then ("return", 0, 0)."""
+        moved: set[tuple[int, int]] = set()
+        out: list[tuple[str, int, int]] = []
+        for i, node in enumerate(self.nodes):
+            for v in node.operands:
+                if self.device(v) != node.device and (v, node.device) not in moved:
+                    moved.add((v, node.device))
+                    out.append(("transfer", v, node.device))
+            out.append(("node", i, node.device))
+        out += [("transfer", v, 0) for v in self.results if self.device(v) != 0]
+        out.append(("return", 0, 0))
+        return out
+
+    def transfers(self) -> int:
+        return sum(1 for kind, _, _ in self.steps() if kind == "transfer")
+
+
+def dag(n: int, seed: int = 0) -> Dag:
+    """N matmul/add/relu dispatches over two devices, every value but the last few used, no two
+    ops alike (module docstring)."""
+    rng = random.Random(seed)
+    live = [0, 1]
+    used: set[int] = set()
+    seen: set[tuple[str, int, tuple[int, ...]]] = set()
+    nodes: list[Node] = []
+    for _ in range(n):
+        window = live[-WINDOW:]
+        leaving = window[0] if len(live) > WINDOW and window[0] not in used else None
+        while True:
+            kind = rng.choice(KINDS)
+            device = rng.randrange(2)
+            first = leaving if leaving is not None else rng.choice(window)
+            operands = (first, rng.choice([v for v in window if v != first])) if ARITY[kind] == 2 else (first,)
+            key = (kind, device, operands if kind == "matmul" else tuple(sorted(operands)))
+            if key not in seen:
+                break
+        seen.add(key)
+        used.update(operands)
+        nodes.append(Node(kind, device, operands))
+        live.append(len(live))
+    results = tuple(v for v in live[2:] if v not in used)
+    return Dag(tuple(nodes), results)
+
+
+def _name(value: int, device: int | None = None) -> str:
+    return f"%v{value}" if device is None else f"%v{value}_d{device}"
+
+
+def _operand(d: Dag, value: int, device: int) -> str:
+    """The name of `value` as seen on `device` (its transfer when it lives elsewhere)."""
+    return _name(value) if d.device(value) == device else _name(value, device)
+
+
+def streamproof_input(d: Dag) -> str:
+    t = TENSOR
+    lines = [f"func.func @main(%v0: {t}, %v1: {t}) -> ({', '.join([t] * len(d.results))}) {{"]
+    for kind, index, device in d.steps():
+        dev = STREAMPROOF_DEVICES[device]
+        if kind == "transfer":
+            lines.append(f"  {_name(index, device)} = flow.tensor.transfer {_name(index)} : {t} to #hal.device.affinity<@{dev}>")
+        elif kind == "node":
+            node = d.nodes[index]
+            args = ", ".join(_operand(d, v, device) for v in node.operands)
+            types = ", ".join([t] * len(node.operands))
+            lines.append(f"  {_name(index + 2)} = flow.dispatch @{node.kind}({args}) {{stream.affinity = #hal.device.affinity<@{dev}>}}"
+                         f" : ({types}) -> {t}")
+    returned = ", ".join(_operand(d, v, 0) for v in d.results)
+    lines += [f"  return {returned} : {', '.join([t] * len(d.results))}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _iree_node(node: Node, out: str, args: list[str]) -> list[str]:
+    t = TENSOR
+    e = f"{out}_init"
+    lines = [f"  {e} = tensor.empty() : {t}"]
+    if node.kind == "matmul":
+        lines += [f"  {out}_zero = linalg.fill ins(%zero : f32) outs({e} : {t}) -> {t}",
+                  f"  {out} = linalg.matmul ins({args[0]}, {args[1]} : {t}, {t}) outs({out}_zero : {t}) -> {t}"]
+        return lines
+    maps = ", ".join(["#id"] * (len(args) + 1))
+    block = ", ".join([f"%in{k}: f32" for k in range(len(args))] + ["%o: f32"])
+    body = "%r = arith.addf %in0, %in1 : f32" if node.kind == "add" else "%r = arith.maximumf %in0, %zero : f32"
+    lines += [
+        f'  {out} = linalg.generic {{indexing_maps = [{maps}], iterator_types = ["parallel", "parallel"]}}'
+        f" ins({', '.join(args)} : {', '.join([t] * len(args))}) outs({e} : {t}) {{",
+        f"  ^bb0({block}):",
+        f"    {body}",
+        "    linalg.yield %r : f32",
+        f"  }} -> {t}",
+    ]
+    return lines
+
+
+def iree_input(d: Dag) -> str:
+    t = TENSOR
+    a = f"{{iree.abi.affinity = #hal.device.promise<@{IREE_DEVICES[0]}>}}"
+    results = ", ".join([f"{t} {a}"] * len(d.results))
+    lines = [
+        "#id = affine_map<(i, j) -> (i, j)>",
+        f"func.func public @main(%v0: {t} {a}, %v1: {t} {a}) -> ({results}) {{",
+        "  %zero = arith.constant 0.0 : f32",
+    ]
+    for kind, index, device in d.steps():
+        if kind == "transfer":
+            lines.append(f"  {_name(index, device)} = flow.tensor.transfer {_name(index)} : {t} to #hal.device.promise<@{IREE_DEVICES[device]}>")
+        elif kind == "node":
+            node = d.nodes[index]
+            lines += _iree_node(node, _name(index + 2), [_operand(d, v, device) for v in node.operands])
+    returned = ", ".join(_operand(d, v, 0) for v in d.results)
+    lines += [f"  return {returned} : {', '.join([t] * len(d.results))}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def dag_ops(op: Any) -> int:
+    """How many of the DAG's ops `op` computes: a `linalg.matmul` is one, and so is each
+    `arith.addf` (an add) and `arith.maximumf` (a relu) outside a matmul's body; IREE merges
+    fused elementwise ops into one `linalg.generic`, so counting linalg ops would not do."""
+    if op.name == "linalg.matmul":
+        return 1
+    own = 1 if op.name in ("arith.addf", "arith.maximumf") else 0
+    return own + sum(dag_ops(inner) for region in op.regions for block in region.blocks for inner in block.ops)
+
+
+def kernel_ops(module: Any) -> dict[tuple[str, ...], int]:
+    """For each `@executable::@export` of the module, how many of the DAG's ops its function
+    computes (`dag_ops`)."""
+    out: dict[tuple[str, ...], int] = {}
+    for top in module.ops:
+        if top.name != "stream.executable":
+            continue
+        exe = str(top.attr("sym_name").value)
+        functions = {str(op.attr("sym_name").value): op for op in top.walk() if op.name == "func.func"}
+        for op in top.walk():
+            if op.name == "stream.executable.export":
+                body = functions.get(op.attr("function_ref").root)
+                out[(exe, str(op.attr("sym_name").value))] = dag_ops(body) if body else 0
+    return out
+
+
+def census(module: Any) -> dict[str, Any]:
+    """Schedule counts of a stream-level module (streamproof's output or IREE's, parsed).
+    `ops_per_device`: the DAG ops each device's dispatches compute (a dispatch without an
+    executable, streamproof's, is one op), keyed by device name without IREE's names."""
+    from stream.ir.types import TimepointType
+
+    kernels = kernel_ops(module)
+    names: Counter[str] = Counter()
+    timepoints = 0
+    per_device: Counter[str] = Counter()
+    ops_per_device: Counter[str] = Counter()
+    for op in module.walk():
+        names[op.name] += 1
+        timepoints += sum(isinstance(r.type, TimepointType) for r in op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                timepoints += sum(isinstance(a.type, TimepointType) for a in block.arguments)
+        if op.name in ("stream.cmd.execute", "stream.async.execute"):
+            device = str(op.attr("affinity"))
+            for inner in op.walk():
+                if inner.name in ("stream.cmd.dispatch", "stream.async.dispatch"):
+                    per_device[device] += 1
+                    for entry in inner.attr("entry_points").elements:
+                        ops_per_device[device] += kernels.get((entry.root, *entry.nested), 1)
+    return {
+        "regions": names["stream.cmd.execute"] + names["stream.async.execute"],
+        "dispatches": names["stream.cmd.dispatch"] + names["stream.async.dispatch"],
+        "dispatches_per_device": dict(sorted(per_device.items())),
+        "ops_per_device": dict(sorted(ops_per_device.items())),
+        "timepoints": timepoints,
+        "timepoint_ops": sum(c for name, c in names.items() if name.startswith("stream.timepoint.")),
+        "joins": names["stream.timepoint.join"],
+        "host_awaits": names["stream.timepoint.await"],
+        "allocas": names["stream.resource.alloca"] + names["stream.resource.alloc"],
+        "deallocas": names["stream.resource.dealloca"],
+        "copies": names["stream.cmd.copy"] + names["stream.async.copy"] + names["stream.async.transfer"],
+    }
+
+
+def iree_compile() -> str | None:
+    return os.environ.get("IREE_COMPILE") or shutil.which("iree-compile")
+
+
+def iree_version(tool: str) -> str:
+    proc = subprocess.run([tool, "--version"], capture_output=True, text=True, check=False)
+    for line in proc.stdout.splitlines():
+        if "compiler version" in line:
+            return line.strip()
+    return "unknown version"
+
+
+def run_streamproof(n: int, seed: int) -> dict[str, Any]:
+    """One verified compile of the N-dispatch DAG, in this process."""
+    import stream.ir as ir
+    from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
+    from verify.hook import make_hook
+
+    text = streamproof_input(dag(n, seed))
+    pipeline = parse_pipeline(",".join(DEFAULT_PIPELINE))
+    hook = make_hook()
+    cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    module = ir.parse_module(text, f"dag{n}.mlir")
+    out, records = run_pipeline(module, pipeline, hook=hook)
+    printed = ir.print_module(out)
+    wall = time.perf_counter() - start
+    cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    report = records[-1].report
+    assert report is not None and report.ok, "the verified compile did not prove its output"
+    return {
+        "wall_s": wall,
+        "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+        "verify_s": sum(r.verify_seconds for r in records),
+        "transform_s": sum(r.transform_seconds for r in records),
+        "rss_peak_mb": cpu1.ru_maxrss / 1024,
+        "output_bytes": len(printed),
+        **census(out),
+    }
+
+
+def run_iree(n: int, seed: int) -> dict[str, Any]:
+    """One `iree-compile --compile-to=stream` of the N-dispatch DAG, in a child process."""
+    import stream.ir as ir
+
+    tool = iree_compile()
+    if tool is None:
+        raise SystemExit("iree-compile not found")
+    with tempfile.TemporaryDirectory() as tmp:
+        source, target = Path(tmp) / f"dag{n}.mlir", Path(tmp) / f"dag{n}.stream.mlir"
+        source.write_text(iree_input(dag(n, seed)))
+        cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run([tool, str(source), *IREE_FLAGS, "-o", str(target)], capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - start
+        cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"iree-compile failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        printed = target.read_text()
+    return {
+        "wall_s": wall,
+        "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+        "rss_peak_mb": cpu1.ru_maxrss / 1024,
+        "output_bytes": len(printed),
+        **census(ir.parse_module(printed, f"iree{n}.mlir")),
+    }
+
+
+def child(tool: str, n: int, seed: int) -> dict[str, Any]:
+    """`run_streamproof` or `run_iree` in a fresh process."""
+    proc = subprocess.run(
+        [sys.executable, __file__, "--one", tool, str(n), "--seed", str(seed)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"{tool} at {n} dispatches: exit {proc.returncode}\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def device_counts(per_device: dict[str, int]) -> list[int]:
+    """`ops_per_device` as a list indexed by device (dev0 / device_a first)."""
+    counts = [0, 0]
+    for key, count in per_device.items():
+        name = key.rsplit("@", 1)[-1].rstrip(">")
+        counts[(STREAMPROOF_DEVICES + IREE_DEVICES).index(name) % 2] += count
+    return counts
+
+
+TIMED = ("wall_s", "cpu_s", "verify_s", "transform_s", "rss_peak_mb")
+
+
+def measure(n: int, repeat: int, seed: int, tools: tuple[str, ...]) -> dict[str, Any]:
+    """`repeat` runs of each tool on the N-dispatch DAG, alternating (the first tool changes every
+    repeat); medians of the timings, the counts of the first run (they are the same every run)."""
+    runs: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
+    for turn in range(repeat):
+        for tool in tools if turn % 2 == 0 else tuple(reversed(tools)):
+            runs[tool].append(child(tool, n, seed))
+    d = dag(n, seed)
+    placement = [sum(1 for node in d.nodes if node.device == k) for k in range(2)]
+    out: dict[str, Any] = {"dispatches": n, "transfers": d.transfers(), "results": len(d.results), "repeat": repeat,
+                           "ops_per_device": placement}
+    for tool, rs in runs.items():
+        summary = {k: v for k, v in rs[0].items() if k not in TIMED}
+        for r in rs[1:]:
+            assert {k: v for k, v in r.items() if k not in TIMED} == summary, f"{tool}: the counts changed between runs"
+        summary["placement_matches"] = device_counts(summary["ops_per_device"]) == placement
+        for key in TIMED:
+            if key in rs[0]:
+                summary[key] = statistics.median(r[key] for r in rs)
+        summary["wall_s_runs"] = [r["wall_s"] for r in rs]
+        out[tool] = summary
+    return out
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}" if x < 10 else f"{x:.1f}"
+
+
+def tables(results: list[dict[str, Any]]) -> list[str]:
+    """The markdown tables: cost, then schedule counts, then per-dispatch ratios."""
+    label = {"streamproof": "streamproof (verified)", "iree": "IREE 3.13"}
+    rows = [
+        "| DAG dispatches | transfers | compiler | runs | wall s | cpu s | of which verify s | peak RSS MB | dispatches | regions |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        for tool in TOOLS:
+            s = res.get(tool)
+            if s is None:
+                rows.append(f"| {res['dispatches']} | {res['transfers']} | {label[tool]} | - | not run | | | | | |")
+                continue
+            verify = _fmt(s["verify_s"]) if "verify_s" in s else "-"
+            rows.append(f"| {res['dispatches']} | {res['transfers']} | {label[tool]} | {res['repeat']} | {_fmt(s['wall_s'])} "
+                        f"| {_fmt(s['cpu_s'])} | {verify} | {s['rss_peak_mb']:.0f} | {s['dispatches']} | {s['regions']} |")
+    rows += [
+        "",
+        "| DAG dispatches | compiler | DAG ops on device 0 / 1 | dispatches | regions | timepoints | timepoint ops | joins "
+        "| host awaits | allocas | deallocas | copies |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        for tool in TOOLS:
+            s = res.get(tool)
+            if s is not None:
+                ops = " / ".join(map(str, device_counts(s["ops_per_device"])))
+                ops += "" if s["placement_matches"] else " (the DAG: " + " / ".join(map(str, res["ops_per_device"])) + ")"
+                rows.append(f"| {res['dispatches']} | {label[tool]} | {ops} | {s['dispatches']} | {s['regions']} | {s['timepoints']} "
+                            f"| {s['timepoint_ops']} | {s['joins']} | {s['host_awaits']} | {s['allocas']} | {s['deallocas']} | {s['copies']} |")
+    rows += [
+        "",
+        "| DAG dispatches | compiler | regions / DAG dispatch | timepoints / DAG dispatch | dispatches / region "
+        "| regions / dispatch emitted | timepoints / dispatch emitted |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        n = res["dispatches"]
+        for tool in TOOLS:
+            s = res.get(tool)
+            if s is not None:
+                emitted = max(s["dispatches"], 1)
+                rows.append(f"| {n} | {label[tool]} | {s['regions'] / n:.3f} | {s['timepoints'] / n:.3f} "
+                            f"| {s['dispatches'] / max(s['regions'], 1):.2f} | {s['regions'] / emitted:.3f} | {s['timepoints'] / emitted:.3f} |")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10000], help="DAG sizes in dispatches")
+    parser.add_argument("--repeat", type=int, help="runs per tool and size (default 3; 1 for 10000 dispatches and more)")
+    parser.add_argument("--seed", type=int, default=0, help="the DAG generator's seed")
+    parser.add_argument("--json", metavar="OUT.json", help="also write the results as JSON ('-': to stdout, instead of the tables)")
+    parser.add_argument("--no-iree", action="store_true", help="run streamproof only")
+    parser.add_argument("--one", nargs=2, metavar=("TOOL", "N"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        tool, n = args.one[0], int(args.one[1])
+        result = run_streamproof(n, args.seed) if tool == "streamproof" else run_iree(n, args.seed)
+        print(json.dumps(result))
+        return 0
+    iree = None if args.no_iree else iree_compile()
+    tools = ("streamproof", "iree") if iree else ("streamproof",)
+    say = sys.stderr if args.json == "-" else sys.stdout
+    load_start = os.getloadavg()
+    header = {
+        "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "iree": iree_version(iree) if iree else ("not run (--no-iree)" if args.no_iree else "iree-compile not found: pip install -e '.[iree]'"),
+        "load_start": [round(x, 2) for x in load_start],
+    }
+    print(f"machine: {header['machine']}, {header['date']}, load average {load_start[0]:.2f} {load_start[1]:.2f} "
+          f"{load_start[2]:.2f} at the start; IREE: {header['iree']}", file=say, flush=True)
+    results = []
+    for n in args.sizes:
+        repeat = args.repeat or (1 if n >= 10000 else 3)
+        results.append(measure(n, repeat, args.seed, tools))
+        print(f"  {n} dispatches done, load average {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
+    load_end = os.getloadavg()
+    header["load_end"] = [round(x, 2) for x in load_end]
+    document = {"schema": "streamproof.bench_vs_iree", "version": 1, **header, "results": results}
+    if args.json == "-":
+        print(json.dumps(document, indent=1))
+        return 0
+    if args.json:
+        Path(args.json).write_text(json.dumps(document, indent=1) + "\n")
+    print()
+    print("\n".join(tables(results)))
+    print(f"\nload average {load_end[0]:.2f} {load_end[1]:.2f} {load_end[2]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
