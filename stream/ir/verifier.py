@@ -479,6 +479,37 @@ def _check_levels(c: _Collector, func_op: Op) -> None:
 
 
 # -- driver --------------------------------------------------------------------------------------
+# Ops whose own checks (shape, op rule, ties, op checks) found nothing: those checks read only the
+# op (immutable, regions included), so an op a pass kept (`remap_op` returns the very same op when
+# nothing changed) is not checked again in the next pass's output. Keyed by id, holding the op so
+# the id is not reused; cleared when large. The range checks read constants around the op: always run.
+_CLEAN: dict[int, Op] = {}
+_CLEAN_LIMIT = 500_000
+
+
+def _op_checks(c: _Collector, op: Op, spec: OpSpec) -> bool:
+    """The checks of `op` alone; False when its groups cannot be told apart."""
+    if _CLEAN.get(id(op)) is op:
+        return True
+    before = len(c.diagnostics)
+    if not _check_shape(c, op, spec):
+        return False
+    rule = _RULES.get(op.name)
+    if rule is not None:
+        rule(c, op, spec)
+    if spec.ties is not None and op.name not in _RULES:
+        _check_ties(c, op, spec, len(op.operands))
+    check = OP_CHECKS.get(op.name)
+    if check is not None:
+        for at, message in check(op, spec):
+            c.error(at, message)
+    if len(c.diagnostics) == before:
+        if len(_CLEAN) >= _CLEAN_LIMIT:
+            _CLEAN.clear()
+        _CLEAN[id(op)] = op
+    return True
+
+
 def structural_diagnostics(module: Module) -> list[Diagnostic]:
     c = _Collector()
     for top in module.ops:
@@ -487,17 +518,8 @@ def structural_diagnostics(module: Module) -> list[Diagnostic]:
             spec = spec_of(op)
             if spec is None:
                 continue
-            if not _check_shape(c, op, spec):
+            if not _op_checks(c, op, spec):
                 continue
-            rule = _RULES.get(op.name)
-            if rule is not None:
-                rule(c, op, spec)
-            if spec.ties is not None and op.name not in _RULES:
-                _check_ties(c, op, spec, len(op.operands))
-            check = OP_CHECKS.get(op.name)
-            if check is not None:
-                for at, message in check(op, spec):
-                    c.error(at, message)
             _check_static_ranges(c, op, spec, defs)
             if op.name in FUNCTION_OPS:
                 _check_function(c, op)
