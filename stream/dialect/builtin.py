@@ -28,7 +28,7 @@ from stream.ir.format import ParseContext
 from stream.ir.interfaces import Access
 from stream.ir.parser import Parser, UnresolvedOperand
 from stream.ir.printer import Printer
-from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, define
+from stream.ir.spec import Attr, OpSpec, RegionSpec, Result, canonical_ties, define
 from stream.ir.spec_registry import OpState
 from stream.ir.types import F64, I1, I64, INDEX, TIMEPOINT, FunctionType, OpaqueType, Type
 
@@ -253,12 +253,23 @@ def _parse_call(p: Parser, state: OpState) -> None:
         raise p.error("expected a function type", tok)
     state.operands = p.resolve_all(uses, list(ftype.inputs))
     state.result_types = list(ftype.results)
+    if state.name == "util.call" and "tied_operands" not in state.properties:
+        # What IREE's parser stores for a call whose assembly ties nothing: -1 per result.
+        state.properties["tied_operands"] = canonical_ties(None, len(ftype.results), sparse=False)
 
 
 def _print_call(pr: Printer, op: Op) -> None:
     pr.write(f" {op.properties['callee']}({pr.values(op.operands)})")
-    pr.attr_dict({k: v for k, v in op.properties.items() if k != "callee"} | dict(op.attributes))
+    # Untied results (all -1) are IREE's default and not printed in its assembly, which refuses
+    # `tied_operands` in the attribute dictionary. (A tied result, `-> %arg`, is kept in the
+    # attribute dictionary: streamproof's pretty form does not spell ties in the type.)
+    props = {k: v for k, v in op.properties.items() if k != "callee" and not (k == "tied_operands" and _untied(v))}
+    pr.attr_dict(props | dict(op.attributes))
     pr.write(" : " + pr.type(FunctionType(tuple(v.type for v in op.operands), tuple(v.type for v in op.results))))
+
+
+def _untied(attr: Attribute) -> bool:
+    return isinstance(attr, ArrayAttr) and all(isinstance(e, IntegerAttr) and e.value < 0 for e in attr.elements)
 
 
 for _call in ("func.call", "util.call"):
@@ -266,7 +277,10 @@ for _call in ("func.call", "util.call"):
         _call,
         operands=(anyv("operands", "variadic"),),
         results=(Result("results", "variadic"),),
-        attrs=(Attr("callee", True, "symbol"),),
+        # util.call's `tied_operands` (IREE prints `[-1 : index]` per untied result in generic
+        # form) is kept as written; what a call does to its arguments comes from the callee's
+        # own body (verify.calls), never from this attribute.
+        attrs=(Attr("callee", True, "symbol"), *((Attr("tied_operands"),) if _call == "util.call" else ())),
         traits=frozenset({"call"}),
         custom_parse=_parse_call,
         custom_print=_print_call,
