@@ -18,11 +18,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from stream.ir.core import Module
+from stream.ir.attributes import SymbolRefAttr
+from stream.ir.core import Module, Op
 from stream.ir.diagnostics import DiagnosticError
+from stream.ir.equality import ops_equal
 from stream.ir.gc_pause import paused_gc
 from stream.ir.parser import parse_module
-from stream.ir.walk import Function, functions
+from stream.ir.walk import FUNCTION_OPS, Function, functions
+from verify.calls import CALL_OPS
 from verify.checking import NOTHING_TO_PROVE, check_program
 from verify.control_flow import check_control_flow
 from verify.discharge import DEFAULT_RLIMIT, Stats
@@ -30,7 +33,7 @@ from verify.globals import initializers
 from verify.paths import has_control_flow
 from verify.report import NOT_CHECKED, FunctionSummary, Namer, Report, Violation
 
-__all__ = ["verify_module", "verify_text", "verify_function", "DEFAULT_RLIMIT", "NOTHING_TO_PROVE"]
+__all__ = ["verify_module", "verify_text", "verify_function", "reuse_key", "ProvedCache", "DEFAULT_RLIMIT", "NOTHING_TO_PROVE"]
 
 
 
@@ -43,20 +46,54 @@ def verify_module(
     function: str | None = None,
     witnesses: int = 10,
     file: str | None = None,
+    reuse: ProvedCache | None = None,
 ) -> Report:
     """Check every function of `module` (or only `function`) for the safety properties of
     SPEC §3.3. Raises `DiagnosticError` for programs the verifier cannot reason about
-    (control flow)."""
+    (control flow). `reuse` (one per pipeline run, `verify.hook`): functions proved before, in
+    the same context, are not checked again (`reuse_key`)."""
     if smt not in ("pruned", "full"):
         raise ValueError(f"smt must be 'pruned' or 'full', not {smt!r}")
     # The model is millions of small acyclic objects: the cyclic collector would rescan them
     # again and again (half the time on large programs). Pause it; it runs again afterwards.
     with paused_gc():
-        return _verify_module(module, smt, rlimit, smt_dump, function, witnesses, file)
+        return _verify_module(module, smt, rlimit, smt_dump, function, witnesses, file, reuse)
+
+
+# Per function name: what its last proved verdict depended on (`reuse_key`), and the verdict.
+ProvedCache = dict[str, tuple[tuple[Op, tuple[Op, ...]], FunctionSummary]]
+
+
+def _same_key(a: tuple[Op, tuple[Op, ...]], b: tuple[Op, tuple[Op, ...]]) -> bool:
+    """The same function in the same context: the very same ops, or equal ones (a pass often
+    rebuilds a function it does not change; `ops_equal` compares up to value renaming)."""
+    (fa, ca), (fb, cb) = a, b
+    return (len(ca) == len(cb) and (fa is fb or ops_equal(fa, fb))
+            and all(x is y or ops_equal(x, y) for x, y in zip(ca, cb)))
+
+
+def reuse_key(f: Function, module: Module) -> tuple[Op, tuple[Op, ...]]:
+    """What a function's verdict depends on: the function op itself (immutable, its body
+    included), and the module ops around it: every top-level op that is not a function
+    (globals, executables, devices, initializers) and the functions it calls, transitively
+    (their summaries; `verify.calls`). Another function changing does not change the verdict."""
+    tops = {Function(op).name: op for op in module.ops if op.name in FUNCTION_OPS}
+    context = [op for op in module.ops if op.name not in FUNCTION_OPS]
+    seen: set[str] = set()
+    todo = [f.op]
+    while todo:
+        for inner in todo.pop().walk():
+            callee = inner.properties.get("callee") if inner.name in CALL_OPS else None
+            if isinstance(callee, SymbolRefAttr) and callee.root not in seen and callee.root in tops:
+                seen.add(callee.root)
+                context.append(tops[callee.root])
+                todo.append(tops[callee.root])
+    return f.op, tuple(context)
 
 
 def _verify_module(
-    module: Module, smt: str, rlimit: int, smt_dump: str | None, function: str | None, witnesses: int, file: str | None
+    module: Module, smt: str, rlimit: int, smt_dump: str | None, function: str | None, witnesses: int, file: str | None,
+    reuse: ProvedCache | None = None,
 ) -> Report:
     start = time.perf_counter()
     report = Report(file or module.location.file, smt, module=module)
@@ -75,7 +112,18 @@ def _verify_module(
     for f in functions(module):
         if function is not None and f.name != function:
             continue
-        report.functions.append(verify_function(f, module, report, names, smt, rlimit, smt_dump, budget))
+        key = reuse_key(f, module) if reuse is not None else None
+        hit = reuse.get(f.name) if reuse is not None else None
+        if hit is not None and key is not None and _same_key(hit[0], key):
+            proved = hit[1]
+            report.functions.append(FunctionSummary(f.name, proved.level, Stats(), 0.0, "unchanged: proved before, not checked again",
+                                                    notes=list(proved.notes)))
+            continue
+        errors = (len(report.violations), len(report.unknowns))
+        summary = verify_function(f, module, report, names, smt, rlimit, smt_dump, budget)
+        report.functions.append(summary)
+        if reuse is not None and key is not None and errors == (len(report.violations), len(report.unknowns)) and summary.checked:
+            reuse[f.name] = (key, summary)  # only what was proved with nothing to report (reports are mutated later)
     report.violations.sort(key=lambda v: (v.severity != "error", v.location.line, v.location.col))
     report.seconds = time.perf_counter() - start
     return report

@@ -29,7 +29,7 @@ from stream.ir.core import Module
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.verifier import function_level, structural_diagnostics
 from stream.ir.walk import functions
-from verify.api import verify_module
+from verify.api import ProvedCache, verify_module
 from verify.discharge import DEFAULT_RLIMIT
 from verify.properties import PROPERTIES, property_class
 from verify.report import OpRef, Report, Unknown, Violation
@@ -86,6 +86,10 @@ def _before_cow(pass_name: str) -> bool:
 def make_hook(
     smt: str = "pruned", rlimit: int = DEFAULT_RLIMIT, smt_dump: str | None = None, refinement: bool = True
 ) -> Callable[[Module, Module, str], Report]:
+    # Functions proved in an earlier pass's output that a later pass kept (the same op, in the
+    # same context): not checked again (`verify.api.reuse_key`). One per pipeline run.
+    proved: ProvedCache = {}
+
     def hook(before: Module, after: Module, pass_name: str) -> Report:
         from stream.passes import PassVerificationError
 
@@ -94,7 +98,7 @@ def make_hook(
             report = Report(after.location.file, smt, module=after, exit_code=1)
             text = "\n".join(d.render() for d in diagnostics[:10])
             raise PassVerificationError(pass_name, report, f"{text}\n  introduced by: {pass_name} (the output is malformed)")
-        report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump)
+        report = verify_module(after, smt=smt, rlimit=rlimit, smt_dump=smt_dump, reuse=proved)
         if refinement:
             found = refinement_findings(before, after, skip_unchanged=True)
             report.violations.extend(found[0])
