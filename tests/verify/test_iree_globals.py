@@ -4,6 +4,7 @@ is checked path by path (verify.paths)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from verify import verify_text
@@ -28,18 +29,28 @@ def test_stage_07_initializer_filling_a_constant_slab_is_proved() -> None:
     assert report.functions[0].name == "initializer#0" and report.functions[0].level == "cmd"
 
 
-def test_stage_07_initializer_storing_an_unawaited_subview_is_a_missed_wait() -> None:
-    """The initializer awaits the fills on the host (`sync`) and stores %850#8 (%842 awaited).
-    Either alone keeps the store after the fill; with neither (no host wait, storing %842
-    itself), later loaders get a subview the fill may still be writing."""
+def test_stage_07_initializer_storing_unawaited_subviews_is_a_missed_wait() -> None:
+    """The initializer awaits the fills on the host (`sync`) and stores the awaited subviews
+    (%850#k). Either alone keeps the stores after the fills. Without the `sync`, storing %842
+    itself (not %850#8) is still safe: the stores of the other awaited subviews order the host
+    after the fills before the initializer returns, and a later loader (the function) runs only
+    after that (a global stored without a timepoint is observed at the return). Storing every
+    subview un-awaited hands the functions subviews the fills may still be writing."""
     text = _text("07_schedule_allocation")
     store, sync = '"util.global.store"(%850#8)', "array<i32: 12, 12, 1>, sync}>"
     assert text.count(store) == 1 and text.count(sync) == 1
     assert verify_text(text.replace(sync, "array<i32: 12, 12, 1>}>"), "07.mlir").ok
     assert verify_text(text.replace(store, '"util.global.store"(%842)'), "07.mlir").ok
-    mutant = text.replace(store, '"util.global.store"(%842)').replace(sync, "array<i32: 12, 12, 1>}>")
+    unsynced = text.replace(sync, "array<i32: 12, 12, 1>}>")
+    assert verify_text(unsynced.replace(store, '"util.global.store"(%842)'), "07.mlir").ok
+    awaited = re.search(r'%850:12 = "stream.timepoint.await"\(([^)]*)\)', text)
+    assert awaited is not None
+    mutant = unsynced
+    for k, operand in enumerate(o.strip() for o in awaited.group(1).split(",")[:12]):
+        mutant = mutant.replace(f'"util.global.store"(%850#{k})', f'"util.global.store"({operand})')
+    assert "%850#" not in mutant
     report = verify_text(mutant, "07.mlir")
-    # Nor has the host waited for the slab's alloca: the store may also read it before it exists.
+    # Nor has the host waited for the slab's alloca: the stores may also read it before it exists.
     assert report.classes == {"MISSED_WAIT", "USE_BEFORE_ALLOC"}
     assert {v.function for v in report.violations} == {"initializer#0"}
 

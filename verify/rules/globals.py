@@ -9,8 +9,12 @@
   reach per global (ordered by nothing this function does), after a store the stored one;
 * a store of a resource global hands its storage to later loaders: with a companion that is not
   always immediate, they observe it once the timepoint this function leaves in the companion is
-  reached (every access here must be finished by then); without one, at the store itself, which
-  must find the value ready (a read of all of it, as an export);
+  reached and the function has returned (every access here must be finished by then: covered by
+  the companion, or awaited by the host before the return); without one, the value must be
+  ready and every access here finished at the return (with the synchronous ABI: the next call
+  loads it once this one has returned; else at the store itself), a read of all of it, as an
+  export. Only the last store of each global does: an earlier one is replaced before any later
+  loader runs;
 * a store of an immutable global outside an initializer (or a private function only initializers
   call) is BORROWED_INPUT_MUTATED, as IREE's VerifyInitializationOrder refuses it.
 """
@@ -94,12 +98,23 @@ def global_store(b: Builder, op: Op) -> None:
 
 def finish_stores(b: Builder) -> None:
     """After the walk (the timepoint a function leaves in a companion is its last store of it):
-    where later loaders observe each stored value."""
-    for site, v, name in b.model.global_stores:
+    where later loaders observe each stored value. Only the last store of each global (in this
+    program: one path, or one iteration of a loop) hands storage over: an earlier one is replaced
+    before the function returns, so no later loader can see it (a load later in this function
+    names its storage and is an access like any other)."""
+    last: dict[str, tuple[Site, Value, str]] = {}
+    for entry in b.model.global_stores:
+        last[entry[2]] = entry
+    for site, v, name in last.values():
         companion = b.storage.globals.companion(name)
         pending = companion is not None and not b.storage.globals.always_immediate(companion.name)
         if not pending:
-            _observed_at(b, site, v, name, None)
+            # The next call loads it once this one has returned: with the synchronous ABI the
+            # value must be ready, and what this function does to it (a reload after the store
+            # reads it too) finished, at the return. Elsewhere (a loop iteration, which has no
+            # return; a fence ABI) at the store itself.
+            end = b.model.return_site if not b.model.completions else None
+            _observed_at(b, end if end is not None else site, v, name, None)
             continue
         assert companion is not None
         if companion.name in b.model.global_timepoints:
@@ -107,6 +122,11 @@ def finish_stores(b: Builder) -> None:
         else:  # never stored here: the loader waits on what the companion held at entry
             e = _entry(b, companion.name, site.op).start
         preds = [(site.start, "stored")] + ([(e, f"@{companion.name} is reached")] if e is not None else [])
+        end = b.model.return_site
+        if end is not None and end is not site:
+            # The next call loads it after this one returned: what the host waited for before the
+            # return is finished by then too (a reload after the store, awaited by the host).
+            preds.append((end.start, "the function returned"))
         seen = b.reach(f"a later load of @{name} once @{companion.name} is reached", preds, site.op)
         handed = b.graph.site_of[seen]
         assert handed is not None
