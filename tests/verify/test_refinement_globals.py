@@ -102,21 +102,30 @@ util.func public @f(%n: index) -> !stream.resource<external> {{
 """
 
 
-def test_a_mutable_global_is_undecided_not_assumed_equal() -> None:
-    """A mutable global's value at a call depends on earlier calls: the check does not relate the
-    two programs' states (issue 12), so it neither proves nor refutes what is read from it."""
+def test_a_mutable_global_is_the_same_unknown_state_in_both_programs() -> None:
+    """A mutable global's value at a call depends on earlier calls: both programs start the call
+    from the same unknown state (the induction over calls, verify.refinement.rules_globals), so
+    what is read from it is equal in both, and nothing more is assumed of it."""
     text = STATE.format(store="")
     status, report = _refines(text, text.replace("util.func public @f(%n: index)", "util.func public @f(%m: index)"))
-    assert status == "unknown"
-    assert "mutable global" in report.unknowns[0].reason  # type: ignore[attr-defined]
+    assert status == "proved", report
+    other = text.replace("%s = util.global.load @state", "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //")
+    status, report = _refines(other, text)
+    assert status == "mismatch", report
 
 
-def test_a_function_storing_a_mutable_global_is_undecided() -> None:
-    store = "util.global.store %r, @state : !stream.resource<external>"
-    before = STATE.format(store="").replace("%s = util.global.load @state", "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //")
-    after = STATE.format(store=store).replace("%s = util.global.load @state", "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //")
+def test_a_function_storing_a_mutable_global_changes_the_state_the_next_call_sees() -> None:
+    """AFTER stores @state where BEFORE leaves it alone: the state after the call differs."""
+    splat = "%s = stream.async.splat %c0 : index -> !stream.resource<external>{%c64} //"
+    before = STATE.format(store="").replace("%s = util.global.load @state", splat)
+    after = STATE.format(store="util.global.store %s, @state : !stream.resource<external>").replace("%s = util.global.load @state", splat)
     status, report = _refines(after, before)
-    assert status == "unknown" and "stores the mutable global @state" in report.unknowns[0].reason  # type: ignore[attr-defined]
+    assert status == "mismatch", report
+    assert report.mismatches[0].observable == "global" and report.mismatches[0].result_name == "@state"  # type: ignore[attr-defined]
+    # Storing the very value the call returns would let the caller change the next call's state.
+    returned = STATE.format(store="util.global.store %r, @state : !stream.resource<external>").replace("%s = util.global.load @state", splat)
+    status, report = _refines(returned, returned)
+    assert status == "unknown" and "hands to the caller" in report.unknowns[0].reason  # type: ignore[attr-defined]
 
 
 def _partial(stop: bool) -> str:

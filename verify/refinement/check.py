@@ -7,6 +7,9 @@ symbolic inputs (`verify.refinement.machine`) and compares what the caller can o
   (an index or scalar). Results pair by position; arguments pair by position too, which is the
   ABI mapping between levels (tensor argument `i` <-> the buffer view imported from argument `i`;
   index arguments pass through);
+* every mutable global either program loads or stores: what it holds when the call returns, and
+  what the initializers left in it (both programs start the call from the same unknown state:
+  the induction over calls of `verify.refinement.rules_globals`);
 * every caller-visible buffer: the final contents of the caller's storage the program can reach.
   A borrowed argument (a tensor argument without `iree.abi.consume`/`iree.abi.output`, a buffer
   view imported without `consume`, or never imported) must keep its bytes; a resource-typed
@@ -64,11 +67,12 @@ from verify.refinement import (  # noqa: F401 (rules)
 )
 from verify.refinement.compare import Comparer, Divergence
 from verify.refinement.control_flow import check_loops, run_function
+from verify.refinement.global_state import check_private, current, mutable_decl
 from verify.refinement.ints import IntExpr
 from verify.refinement.machine import BufView, Context, Machine, Res
 from verify.refinement.memory import Allocation, Piece
 from verify.refinement.report import Mismatch, RefinementReport, Unknown
-from verify.refinement.rules_globals import run_initializers
+from verify.refinement.rules_globals import initial_state, run_initializers
 from verify.refinement.solver import DEFAULT_RLIMIT, Undecided
 from verify.refinement.terms import ByteStr, Scalar, UninitAtom
 
@@ -282,6 +286,7 @@ def _run_case(
         mm = _compare(ctx, cmp, f.name, "result", j, ob, oa, ma.return_op)
         if mm is not None:
             out.append(mm)
+    out.extend(_compare_globals(ctx, cmp, f.name, mb, ma))
     for p in range(len(f.arguments)):
         if p in unobserved:
             continue
@@ -293,6 +298,67 @@ def _run_case(
         if mm is not None:
             out.append(mm)
     return out
+
+
+def _compare_globals(ctx: Context, cmp: Comparer, fname: str, mb: Machine, ma: Machine) -> list[Mismatch]:
+    """The mutable globals either program touches: equal after the initializers (the base case),
+    and equal when the call returns (the step), with no state the caller can reach. A call to
+    another function may load or store them too, which the machine does not follow (a call is
+    an opaque op): with mutable globals in either module, such a function is undecided."""
+    out: list[Mismatch] = []
+    ret = ma.return_op
+    for m in (mb, ma):
+        call = next((op for op in m.func.op.walk() if op.name in CALL_OPS), None)
+        state = m.module is not None and any(
+            op.name == "util.global" and mutable_decl(m, getattr(op.properties.get("sym_name"), "value", "")) is not None
+            for op in m.module.ops)
+        if call is not None and state:
+            raise Undecided(f"@{fname} calls another function at {call.location}, which may load or store the module's mutable "
+                            "globals: the comparison of the two programs' global state does not follow calls")
+    for name in sorted(mb.global_touched | ma.global_touched):
+        if mutable_decl(mb, name) is None or mutable_decl(ma, name) is None:
+            raise Undecided(f"@{name} is a mutable global in one program and not in the other: their states are not related")
+        ib, ia = initial_state(mb, name), initial_state(ma, name)
+        if (ib is None) != (ia is None):
+            raise Undecided(f"@{name} holds a value after the initializers in one program only")
+        if ib is not None and ia is not None:
+            ob, oa = _observe_snapshot(ib, f"@{name}"), _observe_snapshot(ia, f"@{name}")
+            mm = _compare(ctx, cmp, fname, "initial global", -1, ob, oa, ret)
+            if mm is not None:
+                out.append(mm)
+        for m in (mb, ma):
+            check_private(m, name)
+            e = current(m, name)
+            if m.level != "input" and isinstance(e, Res) and (
+                    any(r is e for r in m.results or ()) or any(x.res is e for x in m.exports)):
+                raise Undecided(f"@{name} holds a value the call also hands to the caller: the caller could change the "
+                                "global's state between calls, which the comparison of the two programs' states does not follow")
+        mm = _compare(ctx, cmp, fname, "global", -1, _observe_global(mb, name), _observe_global(ma, name), ret)
+        if mm is not None:
+            out.append(mm)
+    return out
+
+
+def _observe_snapshot(snap: tuple[object, ...], name: str) -> Observed:
+    if snap[0] == "res":
+        return Observed(data=snap[2], name=name)  # type: ignore[arg-type]
+    return Observed(scalar=snap[1], name=name)  # type: ignore[arg-type]
+
+
+def _observe_global(m: Machine, name: str) -> Observed:
+    """What the mutable global `name` holds when the call returns: the value the call stored last,
+    else what it held at entry; the contents of its storage now when it has storage (an in-place
+    write after the store, or to the entry storage, changes the state), else its bytes."""
+    e = current(m, name)
+    label = f"@{name}"
+    if isinstance(e, Res) and e.alloc is not None:  # storage: what it holds now (an in-place write after the store counts)
+        o = _final(m, e.alloc, e.offset, e.size)
+        o.name = label
+        return o
+    snap = m.global_snap.get(name)
+    if isinstance(e, Res) and snap is not None:
+        return Observed(data=snap, producer=e.producer, res=e, machine=m, name=label)
+    return _observe(m, e, label)
 
 
 def _expanded(f: Function, g: Function) -> bool:

@@ -131,9 +131,10 @@ class Comparer:
             return facts.must_eq(ob, oa, "offsets into one value")
         for atom in (ab, aa) if not isinstance(aa, UninitAtom) else ():
             # An op without semantics may compute these very bytes (a parameter's contents are an
-            # input, as arguments are: another parameter is other bytes); AFTER's uninitialized
-            # bytes are no value BEFORE computes.
-            if isinstance(atom, OpaqueAtom) and atom.key[:1] != ("parameter",):
+            # input, as arguments are: another parameter is other bytes; so is what a mutable
+            # global holds when the call starts, verify.refinement.global_state); AFTER's
+            # uninitialized bytes are no value BEFORE computes.
+            if isinstance(atom, OpaqueAtom) and atom.key[:1] not in (("parameter",), ("global-state",)):
                 raise Undecided(f"{atom.label(self.ctx.terms)} is not modelled: whether it equals the other program's bytes is unknown")
         # A kernel only one program runs, against bytes the other fills in directly (a splat,
         # constant or stored scalar): a builtin kernel that replaced a splat or fill (IREE's

@@ -37,7 +37,11 @@ What a state is: carried indices and scalars, and the bytes of carried resources
 part of it, so a body may write only storage allocated in the same iteration (`Machine.write`
 refuses a write to anything older, a carried resource included; reading older storage is fine,
 since nothing in the loop changes it). Two carried resources that share storage are two
-independent unknowns, which covers their being equal, since neither is written.
+independent unknowns, which covers their being equal, since neither is written. Two parts are
+added when the body needs them (the body runs again with each, `LoopWrite` / `LoopGlobal`): at
+the cmd level, storage from before the loop that the body writes (its bytes), and a mutable
+global the body stores (its value, `global_state.snapshot`; globals pair by name, so both
+programs' loops must store the same globals).
 """
 
 from __future__ import annotations
@@ -56,9 +60,11 @@ from stream.ir.walk import Function
 from verify.cfg import cond_br_groups, lower_loops, natural_loop, switch_edges
 from verify.control_flow import loop_headers
 from verify.refinement.compare import Comparer
+from verify.refinement.global_state import entry_value as global_entry
+from verify.refinement.global_state import snapshot as global_snapshot
 from verify.refinement.ints import IntExpr, Poly
 from verify.refinement.layout import tensor_bytes
-from verify.refinement.machine import BufView, Context, Entry, LoopWrite, Machine, Res, rule
+from verify.refinement.machine import BufView, Context, Entry, LoopGlobal, LoopWrite, Machine, Res, rule
 from verify.refinement.memory import Allocation
 from verify.refinement.solver import Fact, Undecided
 from verify.refinement.terms import ByteStr
@@ -80,6 +86,7 @@ class LoopRecord:
     step: list[tuple[Any, ...]]
     facts: list[Fact]  # what the run of one iteration assumed (its scope and the enclosing ones)
     sizes: list[IntExpr | None]  # per state component, the size storage from before the loop keeps
+    globals: list[str]  # the mutable globals the body stores (the last state components, by name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,34 +325,58 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
     start = len(m.allocs)
     memory: list[Allocation] = []  # storage from before the loop the body writes: its memory state
     memory_init: list[tuple[Any, ...]] = []
+    stored: list[str] = []  # mutable globals the body stores: part of the state, by name
+    stored_init: list[tuple[Any, ...]] = []
+    globals_before, snaps_before = dict(m.global_now), dict(m.global_snap)
     while True:
         del m.ctx.loops[m.program][k + 1:]  # a rerun numbers its nested loops again
         m.loop_fresh.append({a.id for a in memory})
         m.loop_start.append(start)
+        m.loop_globals.append(set(stored))
+        m.global_now, m.global_snap = dict(globals_before), dict(snaps_before)
         m.facts.begin_scope()  # what the iteration assumes holds in it, not after the loop
+        stores: str | None = None
         try:
             # Unmodelled ops are keyed by how many ran before (Machine.opaque_key): in an iteration,
             # by the count on entry to the loop and the count within the iteration.
             m.world_epoch, m.world = ("loop", k, "x", world_in), 0
             for i, a in enumerate(memory):
                 _havoc(m, k, "x", i, a, term)
+            for name in stored:
+                _global_state(m, k, "x", name, globals_before)
             x = [_state(m, k, "x", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
-            sizes = [None for _ in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
+            sizes: list[IntExpr | None] = [None for _ in paired] + [m.ctx.loop_sizes[(k, ("mem", i))] for i in range(len(memory))]
+            sizes += [m.ctx.loop_sizes.get((k, ("global", name))) for name in stored]
             cont, into = _run_header(m, header, header_ops, term, x, go_on, go_on)
             m.facts.assume(m.ints.to_z3(cont) != 0)
             step = _walk(m, blocks, loops, term.successors[go_on], into, _Within(h, body))
             assert step is not None
             step_snap = [_snapshot(m, step[j]) for j in paired] + [_memory_snapshot(m, a) for a in memory]
+            step_snap += [global_snapshot(m, name) for name in stored]
             world_step = (m.world_epoch, m.world)
             written = None
         except LoopWrite as e:
             if e.level != len(m.loop_fresh) - 1:
                 raise  # an enclosing loop's state grows: it runs its body again, this loop with it
             written = e.alloc
+        except LoopGlobal as e:
+            if e.level != len(m.loop_globals) - 1:
+                raise
+            written, stores = None, e.name
         finally:
             m.loop_fresh.pop()
             m.loop_start.pop()
+            m.loop_globals.pop()
             facts = m.facts.end_scope()
+        if stores is not None:
+            if len(stored) == MAX_MEMORY_STATE:
+                raise Undecided(f"the loop at {term.location} stores more than {MAX_MEMORY_STATE} globals")
+            m.global_now, m.global_snap = dict(globals_before), dict(snaps_before)
+            stored.append(stores)
+            stored_init.append(global_snapshot(m, stores))  # what it held on entry to the loop
+            order = sorted(range(len(stored)), key=lambda i: stored[i])
+            stored, stored_init = [stored[i] for i in order], [stored_init[i] for i in order]
+            continue
         if written is None:
             break
         if len(memory) == MAX_MEMORY_STATE:
@@ -364,20 +395,22 @@ def _loop(m: Machine, blocks: tuple[Block, ...], loops: dict[int, frozenset[int]
             if isinstance(entry, Res) and entry.alloc is not None and entry.alloc.id in mem_ids:
                 raise Undecided(f"a resource the loop at {term.location} carries {what} in storage its body writes in place")
     m.ctx.loops[m.program][k] = LoopRecord(
-        term, [*init_snap, *memory_init], cont, step_snap, [*m.facts.open_facts(), *facts], sizes)
+        term, [*init_snap, *memory_init, *stored_init], cont, step_snap, [*m.facts.open_facts(), *facts], sizes, stored)
     # After the loop: the same count in both programs when they entered it with the same count and
     # run as many per iteration (the trip counts are equal by the induction); otherwise other keys.
     m.world_epoch, m.world = ("loop", k, "y", world_in, world_step), 0
     for i, a in enumerate(memory):
         _havoc(m, k, "y", i, a, term)
+    for name in stored:
+        _global_state(m, k, "y", name, globals_before)
     y = [_state(m, k, "y", position.get(j, -1), header.arguments[j], init[j]) for j in range(len(header.arguments))]
-    if any(isinstance(e, Res) and e.alloc is not None for e in y):
+    if any(isinstance(e, Res) and e.alloc is not None for e in (*y, *(m.global_now[name] for name in stored))):
         # A result may live in the storage of what entered the loop or what the loop read from
         # outside (a yielded outer value; an initial value when it ran no time): storage the
         # loop never touched cannot hold a result.
         # The results themselves may be any of that storage: writing one in place is not
         # followed either.
-        touched = [e for e in (*init, *y) if isinstance(e, Res)]
+        touched = [e for e in (*init, *y, *(m.global_now[name] for name in stored)) if isinstance(e, Res)]
         touched += [entry for v in _outer_values(blocks, body) if isinstance(entry := m.env.get(v), Res)]
         m.loop_aliased |= {e.alloc.id for e in touched if e.alloc is not None}
         m.loop_floor_why = f"the loop at {term.location}"
@@ -405,6 +438,34 @@ def _outer_values(blocks: tuple[Block, ...], body: frozenset[int]) -> list[Value
 
 def _memory_snapshot(m: Machine, alloc: Allocation) -> tuple[Any, ...]:
     return ("res", alloc.size, m.memory.read(alloc, 0, alloc.size))
+
+
+def _global_state(m: Machine, k: int, tag: str, name: str, before: dict[str, Entry]) -> None:
+    """The mutable global `name` in state `tag` of loop `k`: the same unknown in both programs (of
+    BEFORE's size on entry to the loop, as storage the body writes keeps its size)."""
+    was = before[name] if name in before else global_entry(m, name)
+    key = ("loop", k, tag, "global", name)
+    label = f"@{name} in loop{k}.{tag}"
+    e: Entry
+    if isinstance(was, Res):
+        size = m.ctx.loop_sizes.setdefault((k, ("global", name)), was.size)
+        data = m.terms.of(m.terms.opaque(key, f"the value of {label}"), size)
+        if m.memory_mode:
+            e = Res(size, None, m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False))
+        elif was.alloc is not None:  # storage-backed: an in-place write to it is refused in the body
+            e = Res(size, data, m.new_alloc("loop", f"the storage of {label}", None, size, data, fresh=False))
+        else:
+            e = Res(size, data)
+        if type(size) is not int:
+            m.loop_sized.add(id(e))  # a use that spells its size fixes it (the IR's sizes hold)
+    elif type(was) is int or isinstance(was, Poly):
+        e = m.ints.sym(key, label)
+    elif was is None or isinstance(was, BufView):
+        raise Undecided(f"the loop stores @{name}, whose value the refinement check does not follow")
+    else:
+        e = m.terms.scalar("loop", key, label)
+    m.global_now[name] = e
+    m.global_snap[name] = None
 
 
 def _havoc(m: Machine, k: int, tag: str, i: int, alloc: Allocation, term: Op) -> None:
@@ -440,6 +501,9 @@ def check_loops(ctx: Context) -> None:
             raise Undecided(f"BEFORE runs {len(ctx.loops['before'])} loops and AFTER {len(ctx.loops['after'])}: "
                             "loops are paired in the order they run")
         where = f"the loop at {b.op.location} (BEFORE) and at {a.op.location} (AFTER)"
+        if b.globals != a.globals:
+            raise Undecided(f"{where} store different mutable globals ({', '.join('@' + n for n in b.globals) or 'none'} and "
+                            f"{', '.join('@' + n for n in a.globals) or 'none'}): their states are paired by name")
         if len(b.init) != len(a.init):
             raise Undecided(f"{where} carry {len(b.init)} and {len(a.init)} values (timepoints aside)")
         cmp = Comparer(ctx)  # a comparer of its own: its answers may rest on the iteration's facts

@@ -47,7 +47,7 @@ from verify.refinement.memory import Allocation, Memory
 from verify.refinement.solver import Facts, Undecided
 from verify.refinement.terms import Atom, ByteStr, Scalar, ScalarTerm, Terms
 
-__all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule", "groups", "tied_in_group"]
+__all__ = ["Res", "BufView", "Machine", "Context", "RULES", "rule", "Rule", "groups", "tied_in_group", "LoopGlobal", "LoopWrite"]
 
 
 @dataclass(eq=False, slots=True)
@@ -134,6 +134,10 @@ class Context:
     # are the same terms).
     loops: dict[str, list[Any]] = field(default_factory=lambda: {"before": [], "after": []})
     loop_sizes: dict[tuple[int, Any], IntExpr] = field(default_factory=dict)
+    # Mutable resource globals: the byte size BEFORE gave a global's value at the call (its
+    # tensor type, or a symbol its uses fix), so AFTER's entry value is the same term
+    # (verify.refinement.rules_globals).
+    global_sizes: dict[str, IntExpr] = field(default_factory=dict)
 
     @staticmethod
     def create(rlimit: int, z3_context: z3.Context | None = None) -> Context:
@@ -142,6 +146,16 @@ class Context:
         ints = Ints(ctx=z3_context) if z3_context is not None else Ints()
         facts = Facts(ints, rlimit)
         return Context(ints, facts, Terms(ints, facts))
+
+
+class LoopGlobal(Exception):
+    """A loop body (`level` deep) stores the mutable global `name`, which is not yet part of the
+    loop's state: the loop is run again with it (verify.refinement.control_flow)."""
+
+    def __init__(self, level: int, name: str) -> None:
+        super().__init__(f"loop {level} stores @{name}")
+        self.level = level
+        self.name = name
 
 
 class LoopWrite(Exception):
@@ -189,6 +203,18 @@ class Machine:
         self.global_values: dict[str, Entry] = {}
         self.initializer_failure: str | None = None
         self.in_initializer = False
+        # Mutable globals in the call (rules_globals): the value each holds when the call starts
+        # (the same terms in both programs), what it holds now once the call stored it (with the
+        # bytes at the store, at the value levels), the globals the call loads or stores, and
+        # what the initializers left in each (the base case of the induction over calls).
+        self.global_entry: dict[str, Entry] = {}
+        self.global_now: dict[str, Entry] = {}
+        self.global_snap: dict[str, Any] = {}
+        self.global_touched: set[str] = set()
+        self.global_initial: dict[str, Any] = {}
+        # Per loop body being run (innermost last): the mutable globals that are part of its
+        # state (it stores them), as `loop_fresh` is for storage.
+        self.loop_globals: list[set[str]] = []
         # One set per loop body being run (innermost last): the allocations made in it and, at
         # the cmd level, the storage from before the loop that it writes (its memory state), the
         # only storage a body may write; and the number of allocations when the loop began
@@ -388,7 +414,7 @@ class Machine:
         for level, writable in enumerate(self.loop_fresh):
             if alloc.id in writable:
                 continue
-            if self.memory_mode and (alloc.id < self.loop_start[level] or alloc.kind in ("argument", "import")):
+            if self.memory_mode and (alloc.id < self.loop_start[level] or alloc.kind in ("argument", "import", "global")):
                 raise LoopWrite(level, alloc)  # storage from before the loop: part of its state from now on
             raise Undecided(f"'{op.name}' at {op.location} writes {alloc.what}, storage made before the loop iteration "
                             "it runs in that is not storage from before the loop either (a carried resource's, or a "

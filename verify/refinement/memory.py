@@ -55,8 +55,9 @@ class SymWrite:
 
 @dataclass(eq=False, slots=True)
 class Allocation:
-    """One piece of storage. `kind` is "import", "argument", "alloca", "alloc", "constant" or
-    "value"; `arg_index` is the function argument an import or argument stands for."""
+    """One piece of storage. `kind` is "import", "argument", "global" (what a mutable global
+    holds when the call starts), "alloca", "alloc", "constant" or "value"; `arg_index` is the
+    function argument an import or argument stands for."""
 
     id: int
     kind: str

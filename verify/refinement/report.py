@@ -35,8 +35,9 @@ def _loc(location: Location | None) -> dict[str, Any] | None:
 class Mismatch:
     """AFTER computes a different value than BEFORE for one observable of one function.
 
-    `observable` is "result" (function result `result`) or "argument" (the caller-visible buffer
-    of argument `result`, written in place). `op`/`location` name the first op of AFTER where the
+    `observable` is "result" (function result `result`), "argument" (the caller-visible buffer
+    of argument `result`, written in place), "global" (what the mutable global `result_name`
+    holds when the call returns) or "initial global" (what it holds after the initializers). `op`/`location` name the first op of AFTER where the
     value terms diverge; `byte_range` is the first differing range within the observable;
     `before`/`after` render the two terms there. `assumptions` and `example` describe the case
     (when the check split on symbolic sizes) in which the values differ."""
@@ -57,6 +58,10 @@ class Mismatch:
 
     @property
     def what(self) -> str:
+        if self.observable == "global":
+            return f"the mutable global {self.result_name} when the call returns"
+        if self.observable == "initial global":
+            return f"the mutable global {self.result_name} after the initializers"
         return f"result {self.result} ({self.result_name})" if self.observable == "result" else (
             f"the caller's buffer of argument {self.result} ({self.result_name})"
         )
