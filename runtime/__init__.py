@@ -15,7 +15,7 @@ Chrome/Perfetto traces (`runtime.trace`). `runtime` imports only `stream` (the I
 
 from __future__ import annotations
 
-from runtime.api import RunResult, RunStats, run_module, run_reference, select_function
+from runtime.api import RunResult, RunStats, run_module, run_reference, run_reference_calls, select_function
 from runtime.drivers import ChaosDriver, SyncDriver, TaskDriver, make_driver
 from runtime.kernels import DEFAULT_REGISTRY, Kernel, KernelError, KernelRegistry, kernel, load_kernel_file
 from runtime.races import Finding
@@ -52,5 +52,6 @@ __all__ = [
     "parse_input",
     "run_module",
     "run_reference",
+    "run_reference_calls",
     "select_function",
 ]

@@ -6,6 +6,10 @@
     result.findings       # race/lifetime findings (with check_races=True)
     result.stats          # submissions, peak bytes per device, wall time
 
+    # Several calls in one run (one loaded module): globals carry state from call to call.
+    result = run_module(module, calls=[[x0, 0], [x1, 1]], function="step", check_races=True)
+    result.calls          # the results of each call, in order (result.results is the last)
+
 Inputs follow the function's ABI (docs/CONVENTIONS.md): a `!hal.buffer_view` argument takes a
 numpy array (copied, so the caller's array is never written), an `index`/integer/float argument a
 Python number, a `!hal.fence` argument a `Fence` (or None: an immediate wait fence, or a fresh
@@ -28,7 +32,7 @@ from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import Allocation, ResourceRef, dtype_of
 from runtime.program import prepared, program_level
 from runtime.races import Finding, RaceDetector
-from runtime.reference import run_reference
+from runtime.reference import run_reference, run_reference_calls
 from runtime.scheduler import Scheduler
 from runtime.semaphore import Fence
 from runtime.trace import Tracer
@@ -39,7 +43,7 @@ from stream.ir.gc_pause import paused_gc
 from stream.ir.types import FloatType, IndexType, IntegerType, OpaqueType, ResourceType, TensorType
 from stream.ir.walk import Function, constant_int, defining_ops, functions
 
-__all__ = ["run_module", "run_reference", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types",
+__all__ = ["run_module", "run_reference", "run_reference_calls", "RunResult", "RunStats", "select_function", "random_inputs", "argument_types",
            "program_level"]
 
 
@@ -60,6 +64,7 @@ class RunResult:
     stats: RunStats
     tracer: Tracer | None = None
     result_types: list[Any] = field(default_factory=list)  # the function's declared result types
+    calls: list[list[Any]] = field(default_factory=list)  # every call's results, in order (the last is `results`)
 
     @property
     def errors(self) -> list[Finding]:
@@ -95,6 +100,7 @@ def run_module(
     kernels: KernelRegistry | None = None,
     device_memory: int | None = None,
     poison: bool = True,
+    calls: list[list[Any]] | None = None,
     **driver_options: Any,
 ) -> RunResult:
     """Run a cmd-level function (the output of `streamproof compile`, or an IREE stage-07..10 dump)
@@ -104,7 +110,15 @@ def run_module(
     DeadlockError when it cannot make progress, InputError for inputs that do not fit, and
     DiagnosticError for programs the runtime cannot execute. The module's `util.initializer`s run
     first, in the same run; host control flow (blocks, branches, `scf`) runs as
-    `runtime.control_flow` says."""
+    `runtime.control_flow` says. With `calls` (a list of input lists, instead of `inputs`) the
+    function is called once per list, in order, in one run: the initializers run once and the
+    module's globals keep what one call stored for the next (a stateful program: a KV cache in a
+    `util.global`); nothing waits for the device between calls beyond what the program itself
+    waits for, and `--check-races` checks each call's completion when it returns."""
+    if calls is not None and inputs is not None:
+        raise ValueError("run_module takes `inputs` or `calls`, not both")
+    if calls is not None and not calls:
+        raise ValueError("run_module: `calls` is empty")
     f = select_function(module, function)
     program = prepared(module)
     level = program.level(f)
@@ -124,22 +138,32 @@ def run_module(
     sched.poison = poison
     session = Session(module, sched, kernels if kernels is not None else DEFAULT_REGISTRY, races=races,
                       device_memory=device_memory)
-    args = _arguments(f, list(inputs or []), session)
+    every_args = [_arguments(f, list(a), session) for a in (calls if calls is not None else [list(inputs or [])])]
     start = time.perf_counter()
     results: list[Any] = []
+    earlier: list[list[Any]] = []
+    checked: set[int] = set()  # allocations whose completion an earlier call's return checked
     try:
         # A run allocates thousands of short-lived objects (commands, views, submissions,
         # semaphores) that reference counting frees; collections would walk the whole module.
         with paused_gc():
             session.initialize()  # the module's util.initializers, before the function (as IREE loads a module)
-            raw = session.call(f.name, args)
+            for args in every_args[:-1]:
+                raw = session.call(f.name, args)
+                observer = dict(races.host_clock) if races is not None else None
+                if session.program.async_abi(f):
+                    session.sched.drain(f"the return of @{f.name}")  # its results are read once its fences are reached
+                earlier.append([_result(r) for r in raw])  # the caller reads them when the call returns
+                if races is not None and observer is not None:
+                    _completion(session, races, f, observer, checked)
+            raw = session.call(f.name, every_args[-1])
             observer = dict(races.host_clock) if races is not None else None
 
             def drained() -> None:
                 # Results are copied out before the run releases its memory.
                 results.extend(_result(r) for r in raw)
                 if races is not None and observer is not None:
-                    _completion(session, races, f, observer)
+                    _completion(session, races, f, observer, checked)
 
             session.close(f"the end of @{f.name}", drained)
     except BaseException as e:
@@ -152,14 +176,17 @@ def run_module(
                      {d: p.peak for d, p in session.pools.items()}, {d: p.allocations for d, p in session.pools.items()})
     if isinstance(trace, (str, Path)) and tracer is not None:
         tracer.write(trace)
-    return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer, list(f.type.results))
+    return RunResult(f.name, results, list(races.findings) if races is not None else [], stats, tracer, list(f.type.results),
+                     [*earlier, results])
 
 
-def _completion(session: Session, races: RaceDetector, f: Function, host_at_return: dict[int, float]) -> None:
+def _completion(session: Session, races: RaceDetector, f: Function, host_at_return: dict[int, float], checked: set[int]) -> None:
     """The caller's view: its own storage (imports, resource arguments) and what it got back
     (exports, returned resources) must be finished when it may look - at the return with the
-    synchronous ABI, at a signalled fence with the async ABI (runtime.races.completion)."""
-    visible = [a for a in session.allocations if a.kind == "import" or a.escaped]
+    synchronous ABI, at a signalled fence with the async ABI (runtime.races.completion). Each
+    allocation is checked once, at the return of the call that made it visible (`checked`)."""
+    visible = [a for a in session.allocations if (a.kind == "import" or a.escaped) and id(a) not in checked]
+    checked.update(id(a) for a in visible)
     if not visible:
         return
     if session.program.async_abi(f):

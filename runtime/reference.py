@@ -7,6 +7,12 @@ keyed by op name. Control flow - several blocks with `cf.br` / `cf.cond_br` / `c
 `scf.for` / `if` / `while` / `execute_region` / `index_switch` - has the executor's meaning: both run
 the rules of `runtime.control_flow`.
 
+Globals: a `ReferenceInterpreter` is one loaded module. Its `util.initializer`s run once, in
+module order, before the first call from outside; `util.global.load` / `util.global.store` read
+and write its globals (a global nothing stored yet holds its `initial_value`), so a sequence of
+calls on one interpreter (`run_reference_calls`) carries the state of mutable globals from one
+call to the next, as the executor's session does.
+
 Value semantics: a tensor value never changes. A dispatch result tied to an operand (`-> %x`) is
 computed in place in a *copy* of the operand, so a program that (wrongly) keeps using `%x` still
 sees its old value here; the compiled program must do the same (MaterializeCopyOnWrite clones when
@@ -28,7 +34,7 @@ from runtime.scalars import ARITH_OPS, COMPARE_OPS, eval_arith, eval_compare, ho
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.dialect.common import SYNTAX_ONLY
-from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
+from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
@@ -36,7 +42,7 @@ from stream.ir.spec import spec_of, view
 from stream.ir.types import TensorType
 from stream.ir.walk import Function, function, functions
 
-__all__ = ["run_reference", "REFERENCE_RULES", "ReferenceInterpreter", "ReferenceKernelError", "Activation"]
+__all__ = ["run_reference", "run_reference_calls", "REFERENCE_RULES", "ReferenceInterpreter", "ReferenceKernelError", "Activation"]
 
 
 class ReferenceKernelError(RuntimeError):
@@ -61,9 +67,32 @@ class ReferenceInterpreter:
         self.module = module
         self.kernels = kernels if kernels is not None else DEFAULT_REGISTRY
         self.call_stack: list[str] = []  # the functions being run, outermost first
+        self.globals: dict[str, Any] = {}  # util.global name -> its value (value semantics: never written in place)
+        self.initialized = False
+
+    def initialize(self) -> None:
+        """Run the module's `util.initializer`s, in module order (once; `call` does it first)."""
+        if self.initialized:
+            return
+        self.initialized = True
+        for op in self.module.ops:
+            if op.name != "util.initializer" or not op.regions:
+                continue
+            what = f"the util.initializer at {op.location}"
+            self.call_stack.append(what)
+            try:
+                out = run_blocks(Activation(self, {}, op.location), op.regions[0], what, op.location)
+            except _Return:
+                continue
+            finally:
+                self.call_stack.pop()
+            raise DiagnosticError.at(out.op.location, f"{what} ends with '{out.op.name}', not a return")
 
     def call(self, name: str, args: list[Any], where: str = "") -> list[Any]:
-        """Run function `name` on `args`; `where` is the calling op (for a call from the program)."""
+        """Run function `name` on `args`; `where` is the calling op (for a call from the program).
+        The module's initializers run before the first call."""
+        if not self.initialized:
+            self.initialize()
         f = function(self.module, name)
         if f is None:
             known = ", ".join("@" + g.name for g in functions(self.module)) or "none"
@@ -139,6 +168,14 @@ def _check_argument(f: Function, i: int, arg: Value, value: Any) -> Any:
 def run_reference(module: Module, args: list[Any], function_name: str, kernels: KernelRegistry | None = None) -> list[Any]:
     """Run `function_name` of an input-level module on `args` (numpy arrays and scalars)."""
     return ReferenceInterpreter(module, kernels).call(function_name, args)
+
+
+def run_reference_calls(module: Module, calls: Sequence[Sequence[Any]], function_name: str,
+                        kernels: KernelRegistry | None = None) -> list[list[Any]]:
+    """Call `function_name` once per argument list of `calls`, in order, on one loaded module:
+    the initializers run once, and mutable globals keep what one call stored for the next."""
+    interpreter = ReferenceInterpreter(module, kernels)
+    return [interpreter.call(function_name, list(args)) for args in calls]
 
 
 # -- rules ---------------------------------------------------------------------------------------
@@ -225,6 +262,43 @@ def _call(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
     name = callee.root if isinstance(callee, SymbolRefAttr) else str(callee)
     for r, value in zip(op.results, ri.call(name, [env[v] for v in op.operands], f"{op.name} @{name} at {op.location}")):
         env[r] = value
+
+
+@rule("util.global.load")
+def _global_load(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    name = _global_name(op)
+    if name not in ri.globals:
+        ri.globals[name] = _initial_value(ri, op, name)
+    env[op.results[0]] = ri.globals[name]
+
+
+@rule("util.global.store")
+def _global_store(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
+    value = env[op.operands[0]]
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        value = _frozen(np.array(value))
+    ri.globals[_global_name(op)] = value
+
+
+def _global_name(op: Op) -> str:
+    sym = op.properties.get("global")
+    if not isinstance(sym, SymbolRefAttr):
+        raise DiagnosticError.at(op.location, f"'{op.name}' needs a global symbol")
+    return sym.root
+
+
+def _initial_value(ri: ReferenceInterpreter, op: Op, name: str) -> Any:
+    """What a global holds before anything stores it: its `initial_value`."""
+    g = ri.module.lookup(name)
+    if g is None or g.name != "util.global":
+        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which is not a util.global of the module")
+    attr = g.properties.get("initial_value")
+    t = g.properties.get("type")
+    if attr is None:
+        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which holds no value: it has no initial value and "
+                                 "nothing (an initializer, an earlier store) stored one")
+    value = host_value_of_constant(attr, t.type if isinstance(t, TypeAttr) else op.results[0].type)
+    return _frozen(value) if isinstance(value, np.ndarray) else value
 
 
 @rule("flow.dispatch")

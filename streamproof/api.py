@@ -262,7 +262,9 @@ def run(
 ) -> Any:
     """Run `program` on the numpy runtime and return a `runtime.RunResult` (`.results`,
     `.findings`, `.stats`). An input-level program is compiled first (every pass proved unless
-    `verify="none"`); a cmd-level one runs as is. Without `inputs`, random ones are drawn."""
+    `verify="none"`); a cmd-level one runs as is. Without `inputs`, random ones are drawn.
+    `calls=[inputs0, inputs1, ...]` (instead of `inputs`) calls the function once per list in one
+    run, globals carrying state (`runtime.run_module`)."""
     from runtime.api import program_level, random_inputs, run_module, select_function
     from runtime.values import check_holdable
 
@@ -273,5 +275,7 @@ def run(
     if program_level(f) not in ("cmd", None):
         module = compile(module, verify=verify).module
     name = f.name if f.name in {g.name for g in functions(module)} else function
+    if options.get("calls") is not None:  # several calls in one run (globals carry state): their inputs are given
+        return run_module(module, function=name, driver=driver, seed=seed, check_races=check_races, trace=trace, **options)
     args = list(inputs) if inputs is not None else random_inputs(module, name, seed)
     return run_module(module, args, function=name, driver=driver, seed=seed, check_races=check_races, trace=trace, **options)

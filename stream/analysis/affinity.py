@@ -19,7 +19,13 @@
    places an unplaced splat on the device that uses it instead of making it on `@dev0` and
    transferring it (IREE's AffinityAnalysis does the same for cheap producers).
 
-6. A tensor an `scf.for` carries (its iter_arg and result) lives where its initial value
+6. A tensor global lives on its own `stream.affinity` attribute, else the module's
+   `stream.affinity.default`, else `@dev0` (`global_device`: one device for every function of
+   the module, since the global's storage outlives each call). A `util.global.load` of it
+   makes a value that lives there; a `util.global.store` of it is a consumer needing that
+   device (for rule 5), and convert-to-stream transfers the stored value there.
+
+7. A tensor an `scf.for` carries (its iter_arg and result) lives where its initial value
    lives; an `scf.if` result where the `then` branch's yielded value lives (the fallback when
    that value is not placed by rules 1-4). A value yielded from another device is transferred
    back by convert-to-stream, and the loop or branch counts as a consumer needing that device
@@ -40,7 +46,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
-from stream.ir.attributes import AffinityAttr, AnyAffinity, Attribute, DictAttr, OptimalAttr, PromiseAttr
+from stream.ir.attributes import (
+    AffinityAttr,
+    AnyAffinity,
+    Attribute,
+    DictAttr,
+    OptimalAttr,
+    PromiseAttr,
+    StringAttr,
+    SymbolRefAttr,
+)
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet, Requirement, RuleTable
@@ -58,6 +73,8 @@ __all__ = [
     "result_affinity",
     "value_affinities",
     "same_device",
+    "global_device",
+    "global_devices",
 ]
 
 DEFAULT_DEVICE = AffinityAttr("dev0")
@@ -123,6 +140,27 @@ def module_default(module: Module) -> AffinityAttr:
     return found if found is not None else DEFAULT_DEVICE
 
 
+def global_device(module: Module, decl: Op) -> AffinityAttr:
+    """Where a tensor global lives (rule 6): its own `stream.affinity`, else the module's default."""
+    return normalize(decl.attributes.get("stream.affinity"), decl) or module_default(module)
+
+
+def global_devices(module: Module) -> dict[str, AffinityAttr]:
+    """The device of every tensor global of the module, by name (rule 6)."""
+    out: dict[str, AffinityAttr] = {}
+    for op in module.ops:
+        t = op.properties.get("type") if op.name == "util.global" else None
+        name = op.properties.get("sym_name")
+        if isinstance(getattr(t, "type", None), TensorType) and isinstance(name, StringAttr):
+            out[name.value] = global_device(module, op)
+    return out
+
+
+def _global_of(op: Op) -> str | None:
+    ref = op.properties.get("global")
+    return ref.root if isinstance(ref, SymbolRefAttr) else None
+
+
 def same_device(a: AnyAffinity | None, b: AnyAffinity | None) -> bool:
     """Whether two placements name the same device memory (queue masks do not matter)."""
     if a is None or b is None:
@@ -177,7 +215,7 @@ class InputAffinity:
         func_aff = normalize(func.op.attributes.get("stream.affinity"), func.op)
         fallback = func_aff or module_default(module)
         result = InputAffinity(fallback)
-        _Solver(func, func_aff, result).run()
+        _Solver(func, func_aff, result, global_devices(module)).run()
         return result
 
     def device_of(self, value: Value) -> AffinityAttr:
@@ -189,6 +227,7 @@ class _Solver:
     func: Function
     func_aff: AffinityAttr | None
     out: InputAffinity
+    globals: dict[str, AffinityAttr]  # where each tensor global lives (rule 6)
     pending: set[Value] = field(default_factory=set)  # rule-5 values waiting for their consumers
     follows: dict[Op, Value] = field(default_factory=dict)  # rule-4 ops waiting for their operand
     creators: set[Op] = field(default_factory=set)
@@ -234,6 +273,9 @@ class _Solver:
             if op.name in _CARRIERS:
                 self._carry(op)
                 continue
+            if op.name in ("util.global.load", "util.global.store"):
+                self._global(op)
+                continue
             role = _role(op)
             if role is None:
                 continue
@@ -266,8 +308,19 @@ class _Solver:
                     self.follows[op] = value
                     self.pending.update(r for r in op.results if isinstance(r.type, TensorType))
 
+    def _global(self, op: Op) -> None:
+        """Rule 6: a load of a tensor global runs where the global lives and makes a value that
+        lives there; a store of one runs there (a consumer needing that device)."""
+        device = self.globals.get(_global_of(op) or "")
+        if device is None:
+            return  # not a tensor global: no placement
+        if op.name == "util.global.load":
+            self._place(op, device)
+        else:
+            self.out.execution[op] = device
+
     def _carry(self, op: Op) -> None:
-        """Rule 6: a tensor an `scf.for` carries lives where its initial value lives (the
+        """Rule 7: a tensor an `scf.for` carries lives where its initial value lives (the
         fallback while that is not placed yet); an `scf.if` result where its `then` branch's
         value lives (likewise). A yield on another device transfers back."""
         if op.name == "scf.for":
@@ -333,8 +386,8 @@ class _Solver:
         return demand
 
 
-# The structured control flow the input level carries tensors through (rule 6).
-_CARRIERS = OpSet("_CARRIERS", "The structured control flow ops that carry tensors (rule 6).", {"scf.for", "scf.if"})
+# The structured control flow the input level carries tensors through (rule 7).
+_CARRIERS = OpSet("_CARRIERS", "The structured control flow ops that carry tensors (rule 7).", {"scf.for", "scf.if"})
 
 
 def _ops(block: Block) -> list[Op]:

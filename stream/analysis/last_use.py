@@ -5,10 +5,10 @@ their op in the block; the passes after this point (scheduling, allocation) keep
 conflicting accesses in that order, so "all other uses come before this one" is what makes an
 in-place write through this use invisible to them.
 
-Two kinds of use never end: an *escape* -- `stream.tensor.export`, a function `return`, or an op
-streamproof does not model (it may keep the storage, read it later or write it) -- hands the
-storage to someone who looks at it after the function returns, so it counts as a use at the end
-of the block (`END`). The bytes an exported buffer holds are the bytes of its storage when the
+Two kinds of use never end: an *escape* -- `stream.tensor.export`, a function `return`, a
+`util.global.store` (a later call loads the storage), or an op streamproof does not model (it may
+keep the storage, read it later or write it) -- hands the storage to someone who looks at it
+after the function returns, so it counts as a use at the end of the block (`END`). The bytes an exported buffer holds are the bytes of its storage when the
 caller gets it, not when `export` ran. A use by an `scf` op (an initial value, or a value its
 regions read from outside) never ends either: the device work its last iteration or branch
 issued may still read the storage after the host has gone past it, so the storage is never
@@ -34,7 +34,7 @@ END = 1 << 62
 ESCAPING_OPS = OpSet(
     "ESCAPING_OPS",
     "Ops through which an allocation leaves the function: its last use is never before them.",
-    frozenset({"stream.tensor.export"}) | RETURN_OPS,
+    frozenset({"stream.tensor.export", "util.global.store"}) | RETURN_OPS,
 )
 
 

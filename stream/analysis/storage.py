@@ -66,12 +66,14 @@ class Root(enum.Enum):
     OWNED = "consumed import"  # stream.tensor.import consume: the program owns it
     CONSTANT = "constant"  # async.constant / tensor.constant, or a `constant` lifetime
     ARGUMENT = "argument"  # a resource-typed function (or region) argument
+    GLOBAL = "global's storage"  # util.global.load: the global holds it for later calls
     FRESH = "fresh"  # anything else: the op that made it owns it
 
     @property
     def immutable(self) -> bool:
-        """Storage that must never be written in place."""
-        return self in (Root.BORROWED, Root.CONSTANT)
+        """Storage that must never be written in place (a global's too: a later call loads it,
+        whether or not this one stores a new value; an update is stored into fresh storage)."""
+        return self in (Root.BORROWED, Root.CONSTANT, Root.GLOBAL)
 
 
 def _value_op(spec: OpSpec) -> bool:
@@ -306,6 +308,8 @@ class StorageInfo:
             return Root.OWNED if isinstance(op.properties.get("consume"), UnitAttr) else Root.BORROWED
         if op.name in ("stream.async.constant", "stream.tensor.constant"):
             return Root.CONSTANT
+        if op.name == "util.global.load":
+            return Root.GLOBAL
         return Root.FRESH
 
     def alias_set(self, v: Value) -> list[Value]:

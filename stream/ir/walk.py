@@ -17,7 +17,10 @@ from stream.ir.types import FunctionType
 
 __all__ = [
     "Function",
+    "BODY_OPS",
     "functions",
+    "bodies",
+    "replace_op",
     "function",
     "replace_function",
     "defining_ops",
@@ -33,6 +36,15 @@ FUNCTION_OPS = OpSet(
     "FUNCTION_OPS",
     "The function ops (`Function` views).",
     {"func.func", "util.func", "stream.async.func", "stream.cmd.func"}, requires=Requirement(traits=frozenset({"function"})),
+)
+
+
+# The ops whose body a pass rewrites: functions and `util.initializer`s (IREE's InitializerOp is a
+# function op too: no name, no arguments, no results, run once when the module is loaded).
+BODY_OPS = OpSet(
+    "BODY_OPS",
+    "The ops with a body the passes rewrite: functions and initializers (`bodies`).",
+    {*FUNCTION_OPS, "util.initializer"},
 )
 
 
@@ -102,6 +114,17 @@ class Function:
 def functions(module: Module) -> list[Function]:
     """Functions with bodies, in module order."""
     return [Function(op) for op in module.ops if op.name in FUNCTION_OPS and op.regions and op.regions[0].blocks]
+
+
+def bodies(module: Module) -> list[Function]:
+    """Functions and initializers with bodies, in module order (a pass rewrites both; an
+    initializer's view has no name and the type `() -> ()`)."""
+    return [Function(op) for op in module.ops if op.name in BODY_OPS and op.regions and op.regions[0].blocks]
+
+
+def replace_op(module: Module, old: Op, new: Op) -> Module:
+    """A module with the top-level op `old` (by identity) replaced by `new`."""
+    return module.replace(ops=tuple(new if op is old else op for op in module.ops))
 
 
 def function(module: Module, name: str) -> Function | None:

@@ -16,7 +16,8 @@ For every `stream.resource.alloca` the function owns outright, a queue-ordered
   later allocation that awaits it may reuse the memory.
 
 Never freed: storage the function does not own or cannot see the end of. That is anything not
-from `resource.alloca` (imports, constants, arguments, results of unknown ops), allocations
+from `resource.alloca` (imports, constants, arguments, what a `util.global.load` gives: the
+global keeps it for later calls, results of unknown ops), allocations
 marked `indeterminate`, storage that escapes (returned, exported, stored to a global, passed to
 a call or any op whose effects are unknown: fail closed), and storage whose ownership is already
 explicit (an existing `dealloca`, `retain` or `release`, e.g. the slab schedule-allocation frees).
@@ -25,6 +26,7 @@ owner and a static free point, so the pass never needs `retain`/`release`; it le
 finds alone. The blocks of `scf.for`/`scf.if` regions are counted each on their own: what an
 iteration or branch allocates and uses only there is freed there; what an `scf` op uses or a
 region yields escapes (a loop-carried allocation is left to its consumer, like an exported one).
+`util.initializer`s are counted like functions (what they store into a global escapes).
 
 Invariant established: every owned allocation is freed exactly once, after (in happens-before)
 every access to it through any alias, and nothing the function does not own is freed.
@@ -39,7 +41,7 @@ from stream.analysis.timepoint_coverage import TimepointCoverage
 from stream.ir.core import Block, Location, Module, Op, Value
 from stream.ir.spec import view
 from stream.ir.types import TIMEPOINT
-from stream.ir.walk import Function, functions, map_scf_blocks, replace_function
+from stream.ir.walk import Function, bodies, map_scf_blocks, replace_op
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import STRUCTURED, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
@@ -51,9 +53,9 @@ __all__ = ["automatic_reference_counting", "plan_deallocations", "Deallocation"]
 def automatic_reference_counting(module: Module) -> Module:
     """Insert a dealloca for every owned allocation at its covered last use."""
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         if any(op.name == "stream.resource.alloca" for op in f.op.walk()):  # any block: refuse, never skip
-            out = replace_function(out, _count_function(f))
+            out = replace_op(out, f.op, _count_function(f).op)
     return out
 
 

@@ -12,6 +12,25 @@ turns it into bytes). Op by op (rules in `_RULES`):
 * `flow.tensor.load` -> slice out the element, `stream.async.transfer` it to a `staging`
   resource, `stream.tensor.load` it on the host (a one-element tensor is transferred whole);
 * `flow.tensor.store` -> `stream.tensor.fill` of the one element on the device;
+* tensor globals (`util.global [mutable] @g : tensor<...>`) become resource globals, as IREE's
+  UtilToStream conversion makes them: `!stream.resource<variable>` for a mutable global,
+  `!stream.resource<constant>` for an immutable one. A `util.global.load` of one loads the
+  resource and `stream.async.transfer`s it to a `*` resource the function owns; a
+  `util.global.store` transfers the stored value (on the global's device) to a new resource of
+  the global's lifetime and stores that. A `dense<...>` initial value becomes a
+  `util.initializer` right after the global, which stores the constant the same way. So the
+  global's storage is never written in place: a load copies it out, a store copies into fresh
+  storage, and no other name aliases what the global holds. A load after a store of the same
+  global in the function gets the stored tensor itself (as IREE's SimplifyGlobalAccesses
+  forwards it), in the same block and in regions nested after the store; a region that stores
+  the global ends that (a loop body's load sees the previous iteration's store, a load after an
+  `scf` op the value of whichever path ran), and such a load reads the global again. (IREE also keeps the byte size in
+  a `@g__size` global; tensor globals are statically shaped here, so every load recomputes it
+  with `stream.tensor.sizeof` instead.) The global lives on its own `stream.affinity`, else
+  the module's default device (`stream.analysis.affinity`, rule 6). A tensor global with a
+  dynamic shape, an encoding, an element without a byte size or an initial value other than a
+  `dense<...>` of its type is refused (exit 2). `util.initializer`s with tensors are converted
+  like functions taking and returning nothing;
 * the function becomes `util.func public` with IREE's synchronous ABI (docs/CONVENTIONS.md):
   tensor arguments are `!hal.buffer_view`s imported with `stream.tensor.import` (`consume` for
   `iree.abi.consume` / `iree.abi.output` arguments, borrowed otherwise) and cast to `*`; tensor
@@ -22,12 +41,14 @@ every stream op gets its device in `affinity`, and wherever an op runs on anothe
 an operand lives, an explicit `stream.async.transfer` moves the operand (one per value and
 device, reused by later consumers). `stream.affinity` attributes are consumed and dropped.
 
-Invariant established: no tensor-typed value remains outside executables; each function's
-results compute the same bytes as the input's; every resource is used only on the device it
-lives on, except through a transfer.
+Invariant established: no tensor-typed value remains outside executables (nor in a global);
+each function's results, and what it leaves in each global, compute the same bytes as the
+input's; every resource is used only on the device it lives on, except through a transfer; a
+resource global's storage is only ever read (by the transfer at a load) and is never returned,
+exported or written in place.
 
-Functions without tensors are left as they are. Multi-block functions, `scf` and calls are
-refused with a diagnostic. A dynamically shaped argument gets its dims from the first op that
+Functions without tensors are left as they are. Multi-block functions, `scf` ops other than
+`scf.for` / `scf.if`, and calls are refused with a diagnostic. A dynamically shaped argument gets its dims from the first op that
 spells them (`tensor<?x4xf32>{%n}`); one that no op uses is not imported (returned unchanged, its
 buffer view goes back to the caller as it came).
 """
@@ -38,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from stream.analysis.affinity import InputAffinity, normalize, result_attr_affinity, same_device
+from stream.analysis.affinity import InputAffinity, global_device, normalize, result_attr_affinity, same_device
 from stream.dialect.directives import UNUSED_ENCODING
 from stream.ir.attributes import (
     AffinityAttr,
@@ -47,6 +68,7 @@ from stream.ir.attributes import (
     DenseAttr,
     DictAttr,
     StringAttr,
+    SymbolRefAttr,
     TypeAttr,
     UnitAttr,
 )
@@ -54,8 +76,8 @@ from stream.ir.core import Block, Module, Op, Region, Value, freeze
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable
 from stream.ir.spec import canonical_ties, spec_of, view
-from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType
-from stream.ir.walk import FUNCTION_OPS, Function, used_values
+from stream.ir.types import INDEX, FunctionType, Lifetime, OpaqueType, ResourceType, TensorType, element_byte_width
+from stream.ir.walk import BODY_OPS, Function, used_values
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.pass_manager import register_pass
 
@@ -106,16 +128,88 @@ class Tensor:
     device: AffinityAttr
 
 
+@dataclass(frozen=True, slots=True)
+class TensorGlobal:
+    """A tensor global of the input and the resource global it becomes."""
+
+    name: str
+    type: TensorType
+    device: AffinityAttr
+    lifetime: Lifetime  # VARIABLE (mutable) or CONSTANT (immutable)
+    decl: Op
+
+    @property
+    def resource_type(self) -> ResourceType:
+        return ResourceType(self.lifetime)
+
+
 @register_pass("convert-to-stream", produces="tensor")
 def convert_to_stream(module: Module) -> Module:
     """Lower flow ops on tensors to stream.tensor ops on resources, placing every op on a device."""
+    tensor_globals = _tensor_globals(module)
     ops = []
     for top in module.ops:
-        if top.name in FUNCTION_OPS and top.regions and top.regions[0].blocks and _has_tensors(top):
-            ops.append(_FunctionConverter(Function(top), module).run())
+        g = tensor_globals.get(_symbol(top)) if top.name == "util.global" else None
+        if g is not None:
+            ops.append(_lowered_global(g))
+            if g.decl.properties.get("initial_value") is not None:
+                ops.append(_FunctionConverter(Function(_initializer_of(g)), module, tensor_globals).run())
+        elif top.name in BODY_OPS and top.regions and top.regions[0].blocks and _has_tensors(top):
+            ops.append(_FunctionConverter(Function(top), module, tensor_globals).run())
         else:
             ops.append(top)
     return module.replace(ops=tuple(ops))
+
+
+def _symbol(op: Op) -> str:
+    sym = op.properties.get("sym_name")
+    return sym.value if isinstance(sym, StringAttr) else ""
+
+
+def _tensor_globals(module: Module) -> dict[str, TensorGlobal]:
+    """The module's tensor globals; a kind convert-to-stream cannot store is refused here."""
+    out: dict[str, TensorGlobal] = {}
+    for op in module.ops:
+        t = op.properties.get("type") if op.name == "util.global" else None
+        type_ = t.type if isinstance(t, TypeAttr) else None
+        if not isinstance(type_, TensorType):
+            continue
+        name = _symbol(op)
+        what = f"convert-to-stream: the tensor global @{name} ({type_})"
+        if not type_.is_static:
+            raise DiagnosticError.at(op.location, f"{what} has a dynamic shape; only statically shaped tensor globals are supported")
+        if type_.encoding is not None:
+            raise DiagnosticError.at(op.location, f"{what} has an encoding; only tensor globals without one are supported")
+        if element_byte_width(type_.element) is None:
+            raise DiagnosticError.at(op.location, f"{what} has elements without a byte size ({type_.element}): a resource cannot store it")
+        initial = op.properties.get("initial_value")
+        if initial is not None and not (isinstance(initial, DenseAttr) and initial.type == type_):
+            raise DiagnosticError.at(op.location, f"{what} has the initial value {initial}; only a dense<...> : {type_} initial value "
+                                     "(or a util.initializer storing one) is supported")
+        lifetime = Lifetime.VARIABLE if "is_mutable" in op.properties else Lifetime.CONSTANT
+        out[name] = TensorGlobal(name, type_, global_device(module, op), lifetime, op)
+    return out
+
+
+def _lowered_global(g: TensorGlobal) -> Op:
+    """`util.global [mutable] @g : !stream.resource<variable|constant>` (the initial value goes to
+    an initializer)."""
+    props = {k: v for k, v in g.decl.properties.items() if k != "initial_value"}
+    props["type"] = TypeAttr(g.resource_type)
+    return g.decl.replace(properties=freeze(props))
+
+
+def _initializer_of(g: TensorGlobal) -> Op:
+    """The input-level initializer a `dense<...>` initial value stands for: it stores the
+    constant into the global (converted like any initializer)."""
+    constant_spec, store_spec, return_spec, init_spec = (spec_of(n) for n in ("arith.constant", "util.global.store", "util.return", "util.initializer"))
+    assert constant_spec is not None and store_spec is not None and return_spec is not None and init_spec is not None
+    where = g.decl.location
+    constant = constant_spec.build(results={"result": g.type}, attrs={"value": g.decl.properties["initial_value"]}, location=where)
+    constant.results[0].name_hint = g.name
+    store = store_spec.build(operands={"value": constant.results[0]}, attrs={"global": SymbolRefAttr(g.name)}, location=where)
+    ret = return_spec.build(operands={"operands": ()}, location=where)
+    return init_spec.build(regions=(Region((Block((), (constant, store, ret)),)),), location=where)
 
 
 def _has_tensors(func_op: Op) -> bool:
@@ -143,6 +237,7 @@ def operand_dims(op: Op) -> list[tuple[Value, tuple[Value, ...]]]:
 class _FunctionConverter:
     func: Function
     module: Module
+    globals: dict[str, TensorGlobal] = field(default_factory=dict)
     b: BlockBuilder = field(init=False)
     affinity: InputAffinity = field(init=False)
     tensors: dict[Value, Tensor] = field(default_factory=dict)
@@ -152,6 +247,9 @@ class _FunctionConverter:
     local: set[Value] | None = None
     # Input values an `scf` op takes, reads in its regions or returns (`_shared_with_scf`).
     shared: set[Value] = field(default_factory=set)
+    # Tensor global -> the input value this function stored into it last, where a load may use
+    # that value instead of reading the global again (`_global_load`).
+    stored: dict[str, Value] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.b = BlockBuilder(location=self.func.op.location)
@@ -180,6 +278,8 @@ class _FunctionConverter:
                 self.b.copy(op)
 
     def _function(self, arguments: tuple[Value, ...]) -> Op:
+        if self.func.op.name == "util.initializer":
+            return self.func.op.replace(regions=(Region((self.b.block(arguments),)),))
         ftype = self.func.type
         inputs = tuple(BUFFER_VIEW if isinstance(t, TensorType) else t for t in ftype.inputs)
         results = tuple(BUFFER_VIEW if isinstance(t, TensorType) else t for t in ftype.results)
@@ -598,13 +698,59 @@ class _FunctionConverter:
         )
         self.define(op.results[0], new.results[0], t.size, t.type, t.dims, device)
 
+    # -- globals -----------------------------------------------------------------------------------
+    def _tensor_global(self, op: Op, type_: object) -> TensorGlobal | None:
+        """The tensor global a load or store names (None: another global, copied unchanged)."""
+        ref = op.properties.get("global")
+        g = self.globals.get(ref.root) if isinstance(ref, SymbolRefAttr) else None
+        if g is None:
+            if isinstance(type_, TensorType):
+                raise DiagnosticError.at(op.location, f"convert-to-stream: '{op.name}' of a tensor names @{getattr(ref, 'root', ref)}, "
+                                         "which is not a tensor global of the module")
+            return None
+        if type_ != g.type:
+            raise DiagnosticError.at(op.location, f"convert-to-stream: '{op.name}' of @{g.name} as {type_}, but the global is {g.type}")
+        return g
+
+    def _global_load(self, op: Op) -> None:
+        """A load of a tensor global: the global's resource, transferred to a `*` resource of the
+        function's own (the global's storage is never written in place)."""
+        result = op.results[0]
+        g = self._tensor_global(op, result.type)
+        if g is None:
+            self.b.copy(op)
+            return
+        if g.name in self.stored:  # the value stored last: no reload of the storage just handed over
+            self.tensors[result] = self.use(self.stored[g.name], g.device, op)
+            if self.local is not None:
+                self.local.add(result)
+            return
+        loaded = self.b.create("util.global.load", None, {"result": g.resource_type}, {"global": op.properties["global"]}, location=op.location)
+        loaded.results[0].name_hint = g.name
+        size = self.sizeof(g.type, (), g.device)
+        moved = self.transfer(Tensor(loaded.results[0], size, g.type, (), g.device), g.device)
+        self.define(result, moved, size, g.type, (), g.device)
+
+    def _global_store(self, op: Op) -> None:
+        """A store of a tensor global: the value (on the global's device) transferred to fresh
+        storage of the global's lifetime, which the global then holds."""
+        value = op.operands[0]
+        g = self._tensor_global(op, value.type)
+        if g is None:
+            self.b.copy(op)
+            return
+        t = self.use(value, g.device, op)
+        moved = self.transfer(t, g.device, g.resource_type)
+        self.b.create("util.global.store", {"value": moved}, None, {"global": op.properties["global"]}, location=op.location)
+        self.stored[g.name] = value
+
     # -- structured control flow ----------------------------------------------------------------
     def _region(self, block: Block, arguments: tuple[Value, ...], carried: list[Tensor | None], yielded: list[Value]) -> Block:
         """Convert a nested block into a new block with `arguments`, yielding `yielded` (its
         terminator's operands as new values). `carried[i]` is the tensor the parent's i-th
         carried value becomes; each yielded tensor is moved to that tensor's device. Sizes and
         transfers made inside are not reused outside (they do not dominate what follows)."""
-        parent, sizes, moved, local = self.b, dict(self.sizes), dict(self.moved), self.local
+        parent, sizes, moved, local, stored = self.b, dict(self.sizes), dict(self.moved), self.local, dict(self.stored)
         self.b = parent.nested()
         self.local = set()
         try:
@@ -615,7 +761,7 @@ class _FunctionConverter:
             self.b.create("scf.yield", {"results": tuple(yielded)}, location=terminator.location)
             return self.b.region_block(arguments)
         finally:
-            self.b, self.sizes, self.moved, self.local = parent, sizes, moved, local
+            self.b, self.sizes, self.moved, self.local, self.stored = parent, sizes, moved, local, stored
 
     def _for(self, op: Op) -> None:
         """`scf.for` carrying tensors carries their resources; the body is converted in place.
@@ -641,6 +787,8 @@ class _FunctionConverter:
                 carried.append(None)
             new_args.append(new_arg)
         self.b.bind(iv, new_args[0])
+        for name in _stored_inside(op):  # the body sees the previous iteration's store, the code after it the last one
+            self.stored.pop(name, None)
         block = self._region(body, tuple(new_args), carried, [])
         new = self.b.create(
             "scf.for",
@@ -671,6 +819,8 @@ class _FunctionConverter:
             regions.append(Region((self._region(else_block, (), carried, []),)))
         else:
             regions.append(Region())
+        for name in _stored_inside(op):  # after the branch: whichever path ran stored it
+            self.stored.pop(name, None)
         new = self.b.create(
             "scf.if",
             {"condition": self.b.lookup(op.operands[0])},
@@ -716,6 +866,16 @@ def _shared_with_scf(func_op: Op) -> set[Value]:
     roots = {find(v) for v in touched}
     values = {v for op in func_op.walk() for v in (*op.operands, *op.results)}
     return {v for v in values if find(v) in roots}
+
+
+def _stored_inside(op: Op) -> set[str]:
+    """The globals a `util.global.store` in `op`'s regions stores."""
+    out: set[str] = set()
+    for inner in op.walk():
+        ref = inner.properties.get("global") if inner.name == "util.global.store" and inner is not op else None
+        if isinstance(ref, SymbolRefAttr):
+            out.add(ref.root)
+    return out
 
 
 def _dispatch_ties(op: Op) -> list[tuple[Value, Value]]:
@@ -774,7 +934,8 @@ _RULES: RuleTable[Callable[[_FunctionConverter, Op], None]] = RuleTable(
     (`fn(converter, op)`). An op without one is copied unchanged (identity) unless it takes or
     returns a tensor (refused, exit 2) or is a call (refused).""",
     policy="identity",
-    requires=Requirement(prefixes=("flow.",), ops=frozenset({"func.return", "util.return", "scf.for", "scf.if"})),
+    requires=Requirement(prefixes=("flow.",), ops=frozenset({"func.return", "util.return", "scf.for", "scf.if", "util.global.load",
+                                                             "util.global.store"})),
     entries={
         "flow.dispatch": _FunctionConverter._dispatch,
         "flow.tensor.transfer": _FunctionConverter._transfer,
@@ -787,6 +948,8 @@ _RULES: RuleTable[Callable[[_FunctionConverter, Op], None]] = RuleTable(
         "flow.tensor.store": _FunctionConverter._store,
         "scf.for": _FunctionConverter._for,
         "scf.if": _FunctionConverter._if,
+        "util.global.load": _FunctionConverter._global_load,
+        "util.global.store": _FunctionConverter._global_store,
         "func.return": _FunctionConverter._return,
         "util.return": _FunctionConverter._return,
     },

@@ -52,7 +52,7 @@ from stream.ir.rule_table import OpSet, Requirement, RuleTable
 from stream.ir.spec import spec_of
 from stream.ir.types import I32, TIMEPOINT, TimepointType
 from stream.ir.verifier import dominators
-from stream.ir.walk import Function, defined_inside, functions, replace_function
+from stream.ir.walk import Function, bodies, defined_inside, replace_op
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import remap_op
 from stream.passes.pass_manager import register_pass
@@ -67,9 +67,9 @@ MAX_ROUNDS = 64
 def elide_timepoints(module: Module) -> Module:
     """Remove awaits covered by other awaits or by earlier host awaits, to a fixed point."""
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         if any(_waits(op) for op in f.op.walk()):  # any block: refuse, never skip
-            out = replace_function(out, _elide_function(f))
+            out = replace_op(out, f.op, _elide_function(f).op)
     return out
 
 

@@ -52,7 +52,7 @@ from stream.ir.types import (
     element_byte_width,
     packed_bits,
 )
-from stream.ir.walk import FUNCTION_OPS, Function
+from stream.ir.walk import BODY_OPS, Function
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.pass_manager import register_pass
 
@@ -70,7 +70,7 @@ def encode_tensors(module: Module) -> Module:
     """Lower stream.tensor ops to stream.async ops on row-major byte ranges."""
     ops = []
     for top in module.ops:
-        if top.name in FUNCTION_OPS and top.regions and top.regions[0].blocks and _needs_encoding(top):
+        if top.name in BODY_OPS and top.regions and top.regions[0].blocks and _needs_encoding(top):
             ops.append(_Encoder(Function(top)).run())
         else:
             ops.append(top)

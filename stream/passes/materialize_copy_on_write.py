@@ -11,7 +11,8 @@ instead, unless both of these hold:
   passthrough name (`stream.async.cast`), and the op does not also read it through another
   operand (a dispatch reading `%a` while writing `%a` in place would race with itself);
 * the storage does not come from an immutable root (`stream.analysis.storage.Root`): a constant,
-  or an import without `consume` (caller storage lent read-only). The root is followed through
+  an import without `consume` (caller storage lent read-only), or what a `util.global.load` gives
+  (the global holds it for later calls; an update is stored into fresh storage). The root is followed through
   ties and casts, so a borrowed import written through a single tied user is cloned too: IREE's
   local check misses exactly that case (#16168, the `d_inplace` example writes `%cache`).
 
@@ -20,8 +21,8 @@ single in-place user of one is not cloned. Ops stay in order; elide-async-copies
 clones whose copy turns out to be unobservable.
 
 Invariant established: every value written in place is used by exactly one op at exactly one
-operand, and its storage is neither a constant nor borrowed; no in-place write is observable
-through any other SSA name or by the caller.
+operand, and its storage is neither a constant, nor borrowed, nor a global's; no in-place write is
+observable through any other SSA name, by the caller or by a later call.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from stream.ir.attributes import UnitAttr
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.types import Lifetime, ResourceType
-from stream.ir.walk import FUNCTION_OPS, Function
+from stream.ir.walk import BODY_OPS, Function
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
 
@@ -56,7 +57,7 @@ def materialize_copy_on_write(module: Module) -> Module:
 def is_unscheduled_async(top: Op) -> bool:
     """A function with a body holding async ops but no execution regions and no cmd ops: the
     input the copy passes and refine-usage work on (other functions pass through unchanged)."""
-    if top.name not in FUNCTION_OPS or not top.regions or not top.regions[0].blocks:
+    if top.name not in BODY_OPS or not top.regions or not top.regions[0].blocks:
         return False
     inner = [op for op in top.walk() if op is not top]
     if any(op.name in ("stream.async.execute", "stream.async.concurrent") or op.name.startswith("stream.cmd.") for op in inner):
@@ -182,6 +183,8 @@ class _Materializer:
                 self.roots[r] = Root.OWNED if isinstance(op.properties.get("consume"), UnitAttr) else Root.BORROWED
             elif op.name in ("stream.async.constant", "stream.tensor.constant"):
                 self.roots[r] = Root.CONSTANT
+            elif op.name == "util.global.load":
+                self.roots[r] = _root_of_type(r, Root.GLOBAL)
             else:
                 self.roots[r] = _root_of_type(r, Root.FRESH)
 

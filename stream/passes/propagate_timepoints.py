@@ -27,12 +27,22 @@ effects (a call, a `resource.load`, a return), not a pass-through op such as `re
 nor a pure host op such as an export or an `async.load`: those order only what uses their
 results (a region capturing a loaded value, a return of an exported view).
 
-Like IREE's PropagateTimepoints this works per function on straight-line code; values crossing
-calls, globals or branches keep their awaits (calls and globals are host ops here).
+Mutable resource globals get IREE's companion timepoint global: `@g__timepoint`
+(`util.global private mutable @g__timepoint = #stream.timepoint<immediate>`, declared right
+before `@g`) holds the timepoint at which what `@g` holds is ready and no longer used by the
+call that stored it. A `util.global.load` of `@g` is preceded by a load of `@g__timepoint`, and
+the loaded resource is pending on it like a region result: every region capturing it awaits
+that timepoint on the device (the host only if it uses the value itself). A `util.global.store`
+of `@g` stores the un-awaited value and, into `@g__timepoint`, the join of what covers it and
+every region of the block that captured it so far: the host does not wait for the store.
+Initializers are rewritten the same way (they run once, before any call, on the same timeline).
+Values crossing calls keep their awaits (calls are host ops here).
 
 Invariant established: every device consumer of a resource awaits a timepoint that covers the
-region producing it and every earlier conflicting access to its storage; every host use of a
-region result comes after a host await covering it; the values computed are unchanged.
+region producing it and every earlier conflicting access to its storage (for a loaded global,
+the timepoint its companion holds); every host use of a region result comes after a host await
+covering it; what a call stores into a mutable resource global is covered by the timepoint it
+stores into the companion; the values computed are unchanged.
 """
 
 from __future__ import annotations
@@ -42,12 +52,12 @@ from collections.abc import Iterable
 from stream.analysis.resource_hazards import HazardAnalysis
 from stream.analysis.streamability import STRUCTURED, require_straight_line
 from stream.dialect.awaits import PASS_THROUGH, PURE_HOST_USERS, is_pure_value
-from stream.ir.attributes import UnitAttr
-from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Value
+from stream.ir.attributes import ImmediateTimepointAttr, StringAttr, SymbolRefAttr, TypeAttr, UnitAttr
+from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Value, freeze
 from stream.ir.interfaces import awaited
 from stream.ir.spec import OpSpec, spec_of
 from stream.ir.types import TIMEPOINT, ResourceType, TimepointType
-from stream.ir.walk import defined_inside, functions, replace_function, used_values
+from stream.ir.walk import bodies, defined_inside, replace_op, used_values
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["propagate_timepoints"]
@@ -55,16 +65,48 @@ __all__ = ["propagate_timepoints"]
 Sources = frozenset[Value]
 
 
+COMPANION_SUFFIX = "__timepoint"  # IREE's name for a resource global's timepoint global
+
+
 @register_pass("propagate-timepoints")
 def propagate_timepoints(module: Module) -> Module:
     """Chain execution regions with device-side timepoint waits; host waits only for host uses."""
-    out = module
-    for f in functions(module):
+    out, companions = _with_companions(module)
+    for f in bodies(out):
         require_straight_line(f.op, f.name, "propagate-timepoints", STRUCTURED)
         if not any(op.name == "stream.async.execute" for op in f.op.walk()):
             continue
-        out = replace_function(out, f.with_body(_Propagator(f.body).run()))
+        out = replace_op(out, f.op, f.with_body(_Propagator(f.body, companions=companions).run()).op)
     return out
+
+
+def _with_companions(module: Module) -> tuple[Module, dict[str, str]]:
+    """The module with a companion timepoint global for every mutable resource global that has
+    none yet (declared right before it, as IREE does), and the companions by global name."""
+    declared = {op.properties["sym_name"].value: op for op in module.ops  # type: ignore[attr-defined]
+                if op.name == "util.global" and isinstance(op.properties.get("sym_name"), StringAttr)}
+    companions: dict[str, str] = {}
+    ops: list[Op] = []
+    for op in module.ops:
+        t = op.properties.get("type") if op.name == "util.global" else None
+        if isinstance(t, TypeAttr) and isinstance(t.type, ResourceType) and "is_mutable" in op.properties:
+            name = op.properties["sym_name"].value  # type: ignore[attr-defined]
+            companion = name + COMPANION_SUFFIX
+            existing = declared.get(companion)
+            if existing is None:
+                props = {"sym_visibility": StringAttr("private"), "is_mutable": UnitAttr(), "sym_name": StringAttr(companion),
+                         "type": TypeAttr(TIMEPOINT), "initial_value": ImmediateTimepointAttr()}
+                ops.append(Op("util.global", properties=freeze(props), location=op.location))
+                companions[name] = companion
+            elif isinstance(existing.properties.get("type"), TypeAttr) and isinstance(existing.properties["type"].type, TimepointType):  # type: ignore[attr-defined]
+                companions[name] = companion  # a module this pass already ran on (or IREE's)
+        ops.append(op)
+    return module.replace(ops=tuple(ops)), companions
+
+
+def _global_of(op: Op) -> str | None:
+    ref = op.properties.get("global")
+    return ref.root if isinstance(ref, SymbolRefAttr) else None
 
 
 def _spec(name: str) -> OpSpec:
@@ -74,9 +116,11 @@ def _spec(name: str) -> OpSpec:
 
 
 class _Propagator:
-    def __init__(self, block: Block, parent: _Propagator | None = None) -> None:
+    def __init__(self, block: Block, parent: _Propagator | None = None, companions: dict[str, str] | None = None) -> None:
         self.block = block
         self.ops = block.ops
+        # Mutable resource global -> its companion timepoint global.
+        self.companions: dict[str, str] = companions if companions is not None else parent.companions if parent is not None else {}
         self.analysis = HazardAnalysis.of(block)
         self.sizes = dict(self.analysis.sizes)
         if parent is not None:
@@ -149,7 +193,7 @@ class _Propagator:
                 source[op.results[0]] = op.operands[0]
         used: set[Value] = set()
         for op in self.ops:
-            if _is_host_consumer(op):
+            if _is_host_consumer(op) and self._companion(op) is None:
                 for inner in op.walk():
                     for v in inner.operands:
                         while True:
@@ -250,6 +294,8 @@ class _Propagator:
                 self._drop_barrier(op)
             elif op.name == "stream.async.execute":
                 self._execute(j, op)
+            elif self._companion(op) is not None:
+                self._global(op)
             else:
                 self._host(j, op, final=j == len(self.ops) - 1 and _is_terminator(op))
         return tuple(_drop_dead_timepoints(self.emitted))
@@ -486,6 +532,41 @@ class _Propagator:
             self._set_pending(old, frozenset({timepoint}))
         self.values[op.results[-1]] = timepoint
         self.sources[op.results[-1]] = frozenset({timepoint})
+
+    # -- globals -----------------------------------------------------------------------------------
+    def _companion(self, op: Op) -> str | None:
+        """The companion timepoint global of the resource global a load or store names."""
+        if op.name not in ("util.global.load", "util.global.store"):
+            return None
+        value = op.results[0] if op.name == "util.global.load" else op.operands[0]
+        if not isinstance(value.type, ResourceType):
+            return None
+        return self.companions.get(_global_of(op) or "")
+
+    def _global(self, op: Op) -> None:
+        """A load of `@g`: load `@g__timepoint` first, and the resource is pending on it. A store
+        of `@g`: the un-awaited value, and into `@g__timepoint` what covers it and every region
+        of this block that captured it so far (no host wait)."""
+        companion = self._companion(op)
+        assert companion is not None
+        ref = SymbolRefAttr(companion)
+        if op.name == "util.global.load":
+            tp = _spec("util.global.load").build(results={"result": TIMEPOINT}, attrs={"global": ref}, location=op.location)
+            tp.results[0].name_hint = companion
+            self.emitted.append(tp)
+            self.emitted.append(op)
+            timepoint = tp.results[0]
+            self.cover[timepoint] = 0  # reached when whoever stored it is done: nothing known here
+            self._bit(timepoint)
+            self.raw[op.results[0]] = op.results[0]
+            self._set_pending(op.results[0], frozenset({timepoint}))
+            return
+        value = op.operands[0]
+        raw = self._raw(value)
+        sources = set(self._pending(value)) | self.readers.get(raw, set())
+        covering = self._timepoint(self._prune(sources)) or self._immediate()
+        self.emitted.append(op.replace(operands=(raw,)))
+        self.emitted.append(_spec("util.global.store").build(operands={"value": covering}, attrs={"global": ref}, location=op.location))
 
     def _mapped(self, v: Value) -> Value:
         """The output value for an input value; a timepoint of a dropped barrier becomes the

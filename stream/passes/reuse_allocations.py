@@ -39,7 +39,7 @@ from stream.ir.attributes import Attribute, IntegerAttr
 from stream.ir.core import Block, Module, Op, Value
 from stream.ir.spec import view
 from stream.ir.types import INDEX, TIMEPOINT
-from stream.ir.walk import Function, constant_int, defining_ops, functions, map_scf_blocks, replace_function
+from stream.ir.walk import Function, bodies, constant_int, defining_ops, map_scf_blocks, replace_op
 from stream.passes.async_to_cmd import build
 from stream.passes.block_builder import STRUCTURED, check_straight_line, remap_op
 from stream.passes.pass_manager import register_pass
@@ -54,9 +54,9 @@ SCAN = 64
 def reuse_allocations(module: Module) -> Module:
     """Let allocations take the memory of frees they await (atomic reallocation)."""
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         if any(op.name == "stream.resource.dealloca" for op in f.op.walk()):  # any block: refuse, never skip
-            out = replace_function(out, _reuse_function(f))
+            out = replace_op(out, f.op, _reuse_function(f).op)
     return out
 
 

@@ -57,7 +57,7 @@ from stream.ir.rule_table import Requirement, RuleTable, execution_op
 from stream.ir.spec import spec_of, view
 from stream.ir.spec_registry import registered_names
 from stream.ir.types import INDEX, Lifetime, ResourceType, TimepointType
-from stream.ir.walk import Function, functions, replace_function
+from stream.ir.walk import Function, bodies, replace_op
 from stream.passes.async_to_cmd import Storage, build, convert_op
 from stream.passes.block_builder import STRUCTURED, BlockBuilder, check_straight_line
 from stream.passes.parameter_allocation import parameter_rules
@@ -86,9 +86,9 @@ def schedule_allocation(module: Module, options: ScheduleAllocationOptions | Non
     """Allocate storage for every execution region and lower async ops to cmd ops."""
     alignment = (options or ScheduleAllocationOptions()).alignment
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         if _has_async(f):
-            out = replace_function(out, _allocate_function(f, alignment))
+            out = replace_op(out, f.op, _allocate_function(f, alignment).op)
     return out
 
 

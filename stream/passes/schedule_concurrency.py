@@ -31,7 +31,7 @@ from stream.analysis.streamability import STRUCTURED, require_straight_line, use
 from stream.analysis.waves import FAVOR_CHOICES, plan_waves
 from stream.ir.core import Block, Module, Op, Region, Value
 from stream.ir.types import ResourceType
-from stream.ir.walk import functions, map_scf_blocks, replace_function
+from stream.ir.walk import bodies, map_scf_blocks, replace_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["ScheduleConcurrencyOptions", "schedule_concurrency", "schedule_region"]
@@ -49,11 +49,11 @@ def schedule_concurrency(module: Module, options: ScheduleConcurrencyOptions | N
     if options.favor == "debug":
         return module
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         require_straight_line(f.op, f.name, "schedule-concurrency", STRUCTURED)
         if not any(op.name == "stream.async.execute" for op in f.op.walk()):
             continue
-        out = replace_function(out, f.with_body(_schedule_block(f.body, options.favor)))
+        out = replace_op(out, f.op, f.with_body(_schedule_block(f.body, options.favor)).op)
     return out
 
 

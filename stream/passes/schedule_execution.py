@@ -41,7 +41,7 @@ from stream.ir.attributes import Attribute, UnitAttr
 from stream.ir.core import UNKNOWN_LOC, Block, Location, Module, Op, Region, Value
 from stream.ir.spec import spec_of
 from stream.ir.types import TIMEPOINT, ResourceType
-from stream.ir.walk import functions, replace_function
+from stream.ir.walk import bodies, replace_op
 from stream.passes.pass_manager import register_pass
 
 __all__ = ["schedule_execution"]
@@ -52,12 +52,12 @@ def schedule_execution(module: Module) -> Module:
     """Partition streamable ops into `stream.async.execute` regions per device."""
     module_default = module.attributes.get("stream.affinity.default")
     out = module
-    for f in functions(module):
+    for f in bodies(module):
         require_straight_line(f.op, f.name, "schedule-execution", STRUCTURED)
         default = f.attr("stream.affinity") or module_default
         ops = schedule_block(f.body, default)
         if ops is not None:
-            out = replace_function(out, f.with_body(ops))
+            out = replace_op(out, f.op, f.with_body(ops).op)
     return out
 
 

@@ -12,6 +12,7 @@ examples:
   streamproof run prog.cmd.mlir --reference prog.mlir --check
   streamproof run tests/data/iree/b_diamond/10_elide_timepoints.mlir --kernels diamond_kernels.py
   streamproof run scatter.mlir --function scatter_rows --input 128x16xf32=0 --input 8x16xf32=1 --input 3
+  streamproof run decode.mlir --calls 4 --check --check-races  # four calls in one run: globals carry state
 
 inputs (iree-run-module syntax): 4x8xf32=1.0 (splat), 2x2xf32=1,2,3,4 or 2x2xf32=[1 2][3 4], 4xf32
 (zeros), @x.npy, 4xf32=@x.bin (raw bytes), scalars 7, i32=7, f32=0.5. Every value must fit its type
@@ -69,6 +70,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-input-bytes", metavar="N", type=_byte_count, default=None,
                    help="refuse inputs (given or random) that need more than N bytes in all, before allocating them; "
                    "N may end in K, M or G (powers of 1024; default 1G)")
+    p.add_argument("--calls", metavar="N", type=int, default=1,
+                   help="call the function N times in one run, on the same inputs: the initializers run once and "
+                   "globals (a KV cache in a util.global) keep what one call stored for the next; every call's "
+                   "results print, --check compares each with the reference's (default 1)")
     p.add_argument("--check", action="store_true", help="compare every result with the reference interpreter")
     p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance of --check (default 1e-5)")
     p.add_argument("--atol", type=float, default=1e-6, help="absolute tolerance of --check (default 1e-6)")
@@ -103,6 +108,8 @@ def main(args: argparse.Namespace) -> int:
 
     if args.seed < 0:
         raise UsageError(f"streamproof run: error: --seed must be an integer >= 0, not {args.seed}")
+    if args.calls < 1:
+        raise UsageError(f"streamproof run: error: --calls must be an integer >= 1, not {args.calls}")
     if args.device_memory is not None and args.device_memory < 0:
         raise UsageError(f"streamproof run: error: --device-memory must be a number of bytes >= 0, not {args.device_memory}")
     if args.max_trips is not None:
@@ -139,7 +146,7 @@ def main(args: argparse.Namespace) -> int:
         module = _compile(module, args)
     tracer = runtime.Tracer() if args.trace else None
     try:
-        result = runtime.run_module(module, inputs, function=fn.name, driver=args.driver, seed=args.seed,
+        result = runtime.run_module(module, calls=[inputs] * args.calls, function=fn.name, driver=args.driver, seed=args.seed,
                                     check_races=args.check_races, trace=tracer or False, device_memory=args.device_memory)
     except (runtime.ExecutionError, runtime.DeadlockError) as e:
         for finding in getattr(e, "findings", ()):  # what --check-races saw before the failure
@@ -150,12 +157,7 @@ def main(args: argparse.Namespace) -> int:
     except runtime.InputError as e:
         raise UsageError(f"streamproof run: error: {e}") from None
 
-    print(f"EXEC @{fn.name}")
-    for i, value in enumerate(result.results):
-        t = result.result_types[i] if i < len(result.result_types) else None
-        print(f"result[{i}]: {'hal.buffer_view' if isinstance(value, np.ndarray) else t}")
-        scalar_type = None if isinstance(value, np.ndarray) or t is None or str(t).startswith("!") else t
-        print(runtime.format_value(value, scalar_type, max_elements=args.print_max_element_count))
+    _print_results(result, fn.name, args)
     if args.output_dir:
         _write_outputs(args.output_dir, result.results)
 
@@ -168,11 +170,24 @@ def main(args: argparse.Namespace) -> int:
             status = EXIT_FAILED
     if args.check:
         assert reference is not None
-        if not _check(reference, fn.name, inputs, result.results, args):
+        if not _check(reference, fn.name, inputs, result.calls, args):
             status = EXIT_FAILED
     # Written once the verdict is known: a run that fails (races, a --check mismatch) keeps an existing trace.
     _write_trace(tracer, args.trace, failed=status != EXIT_OK)
     return status
+
+
+def _print_results(result: Any, name: str, args: argparse.Namespace) -> None:
+    """Every call's results, as iree-run-module prints them (a header per call with --calls)."""
+    import runtime
+
+    for n, results in enumerate(result.calls):
+        print(f"EXEC @{name}" + (f" (call {n + 1} of {args.calls})" if args.calls > 1 else ""))
+        for i, value in enumerate(results):
+            t = result.result_types[i] if i < len(result.result_types) else None
+            print(f"result[{i}]: {'hal.buffer_view' if isinstance(value, np.ndarray) else t}")
+            scalar_type = None if isinstance(value, np.ndarray) or t is None or str(t).startswith("!") else t
+            print(runtime.format_value(value, scalar_type, max_elements=args.print_max_element_count))
 
 
 def _byte_count(text: str) -> int:
@@ -218,18 +233,28 @@ def _inputs(args: argparse.Namespace, module: Module, name: str) -> list[Any]:
     return inputs
 
 
-def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], args: argparse.Namespace) -> bool:
+def _check(reference: Module, name: str, inputs: list[Any], calls: list[list[Any]], args: argparse.Namespace) -> bool:
+    """Compare every call's results with the reference's for the same sequence of calls."""
     import runtime
 
-    expected = runtime.run_reference(reference, [np.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs], name)
+    arguments = [np.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs]
+    every = runtime.run_reference_calls(reference, [arguments] * len(calls), name)
+    ok = True
+    for n, (results, expected) in enumerate(zip(calls, every)):
+        where = f" (call {n + 1} of {len(calls)})" if len(calls) > 1 else ""
+        ok = _check_call(name, results, expected, where, args) and ok
+    return ok
+
+
+def _check_call(name: str, results: list[Any], expected: list[Any], where: str, args: argparse.Namespace) -> bool:
     ok = True
     if len(expected) != len(results):
-        print(f"check: @{name} returned {len(results)} results, the reference {len(expected)}", file=sys.stderr)
+        print(f"check{where}: @{name} returned {len(results)} results, the reference {len(expected)}", file=sys.stderr)
         return False
     for i, (got, want) in enumerate(zip(results, expected)):
         got_a, want_a = np.asarray(got), np.asarray(want)
         if got_a.shape != want_a.shape or got_a.dtype != want_a.dtype:
-            print(f"check result[{i}]: MISMATCH: got {got_a.dtype}{list(got_a.shape)}, the reference gives "
+            print(f"check result[{i}]{where}: MISMATCH: got {got_a.dtype}{list(got_a.shape)}, the reference gives "
                   f"{want_a.dtype}{list(want_a.shape)}", file=sys.stderr)
             ok = False
             continue
@@ -243,10 +268,10 @@ def _check(reference: Module, name: str, inputs: list[Any], results: list[Any], 
         max_rel = float(np.nanmax(np.where(diff == 0, 0.0, rel), initial=0.0)) if diff.size else 0.0
         close = np.isclose(g, w, rtol=args.rtol, atol=args.atol, equal_nan=True)
         if close.all():
-            print(f"check result[{i}]: ok (max abs error {max_abs:.3g}, max rel error {max_rel:.3g})", file=sys.stderr)
+            print(f"check result[{i}]{where}: ok (max abs error {max_abs:.3g}, max rel error {max_rel:.3g})", file=sys.stderr)
         else:
             bad = tuple(int(x) for x in np.argwhere(~close)[0])
-            print(f"check result[{i}]: MISMATCH: {int((~close).sum())} of {close.size} elements differ (max abs error "
+            print(f"check result[{i}]{where}: MISMATCH: {int((~close).sum())} of {close.size} elements differ (max abs error "
                   f"{max_abs:.3g}, max rel error {max_rel:.3g}; rtol {args.rtol:g}, atol {args.atol:g}); first at {list(bad)}: "
                   f"got {got_a[bad].item()!r}, reference {want_a[bad].item()!r}", file=sys.stderr)
             ok = False

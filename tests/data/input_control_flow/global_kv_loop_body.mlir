@@ -1,0 +1,21 @@
+// Decode steps in a loop whose body loads the KV cache global, updates it and stores it back in every step.
+util.global private mutable @cache = dense<0.0> : tensor<4x16xf32>
+util.global private mutable @pos = 0 : index
+func.func @decode(%x: tensor<1x16xf32>, %q: tensor<1x4xf32>, %steps: index) -> tensor<1x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %r = scf.for %i = %c0 to %steps step %c1 iter_args(%h = %x) -> (tensor<1x16xf32>) {
+    %p = util.global.load @pos : index
+    %row = arith.minui %p, %c3 : index
+    %k = flow.dispatch @tanh(%h) : (tensor<1x16xf32>) -> tensor<1x16xf32>
+    %kv = util.global.load @cache : tensor<4x16xf32>
+    %kv2 = flow.tensor.update %k, %kv[%row, %c0] : tensor<1x16xf32> -> %kv as tensor<4x16xf32>
+    %h2 = flow.dispatch @matmul(%q, %kv2) : (tensor<1x4xf32>, tensor<4x16xf32>) -> tensor<1x16xf32>
+    util.global.store %kv2, @cache : tensor<4x16xf32>
+    %p1 = arith.addi %p, %c1 : index
+    util.global.store %p1, @pos : index
+    scf.yield %h2 : tensor<1x16xf32>
+  }
+  return %r : tensor<1x16xf32>
+}
