@@ -47,7 +47,7 @@ from runtime.values import BufferView, InputError, element_type_code
 from stream.dialect.abi import wait_fences
 from stream.dialect.awaits import is_sync_await
 from stream.ir.attributes import IntegerAttr, StringAttr, SymbolRefAttr, TypeAttr
-from stream.ir.core import Op, Value
+from stream.ir.core import Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.spec import view
 from stream.ir.types import TensorType
@@ -229,28 +229,30 @@ def _call(fr: Frame, op: Op) -> None:
 @rule("util.global.load")
 def _global_load(fr: Frame, op: Op) -> None:
     s = fr.session
-    name = _global_name(op)
+    name = global_name(op)
     if name not in s.globals:
-        s.globals[name] = _initial_value(fr, op, name)
+        s.globals[name] = global_initial_value(fr.session.module, op, name)
     fr.env[op.results[0]] = s.globals[name]
 
 
 @rule("util.global.store")
 def _global_store(fr: Frame, op: Op) -> None:
-    fr.session.globals[_global_name(op)] = fr.value(op.operands[0])
+    fr.session.globals[global_name(op)] = fr.value(op.operands[0])
 
 
-def _global_name(op: Op) -> str:
+def global_name(op: Op) -> str:
+    """The symbol a `util.global.load`/`store` names (also for the reference interpreter)."""
     sym = op.properties.get("global")
     if not isinstance(sym, SymbolRefAttr):
         raise DiagnosticError.at(op.location, f"'{op.name}' needs a global symbol")
     return sym.root
 
 
-def _initial_value(fr: Frame, op: Op, name: str) -> Any:
+def global_initial_value(module: Module, op: Op, name: str) -> Any:
     """What a global holds before anything stores it: its `initial_value` (a scalar as the host
-    value of that constant, any other attribute - a device - as itself); none is a failure."""
-    g = fr.session.module.lookup(name)
+    value of that constant, any other attribute - a device - as itself); none is a failure.
+    Shared with the reference interpreter."""
+    g = module.lookup(name)
     if g is None or g.name != "util.global":
         raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which is not a util.global of the module")
     attr = g.properties.get("initial_value")

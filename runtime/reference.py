@@ -28,13 +28,14 @@ from typing import Any
 import numpy as np
 
 from runtime.control_flow import REGION_RULES, run_blocks
+from runtime.host_ops import global_initial_value, global_name
 from runtime.kernels import DEFAULT_REGISTRY, KernelRegistry
 from runtime.memory import POISON, dtype_of
 from runtime.scalars import ARITH_OPS, COMPARE_OPS, eval_arith, eval_compare, host_value_of_constant
 from runtime.status import MAX_CALL_DEPTH, call_depth_exceeded
 from runtime.values import InputError
 from stream.dialect.common import SYNTAX_ONLY
-from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr, TypeAttr
+from stream.ir.attributes import ArrayAttr, StringAttr, SymbolRefAttr
 from stream.ir.core import UNKNOWN_LOC, Location, Module, Op, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import Requirement, RuleTable, levels_of, traits_of
@@ -266,7 +267,7 @@ def _call(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
 
 @rule("util.global.load")
 def _global_load(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> None:
-    name = _global_name(op)
+    name = global_name(op)
     if name not in ri.globals:
         ri.globals[name] = _initial_value(ri, op, name)
     env[op.results[0]] = ri.globals[name]
@@ -277,27 +278,12 @@ def _global_store(ri: ReferenceInterpreter, env: dict[Value, Any], op: Op) -> No
     value = env[op.operands[0]]
     if isinstance(value, np.ndarray) and value.flags.writeable:
         value = _frozen(np.array(value))
-    ri.globals[_global_name(op)] = value
-
-
-def _global_name(op: Op) -> str:
-    sym = op.properties.get("global")
-    if not isinstance(sym, SymbolRefAttr):
-        raise DiagnosticError.at(op.location, f"'{op.name}' needs a global symbol")
-    return sym.root
+    ri.globals[global_name(op)] = value
 
 
 def _initial_value(ri: ReferenceInterpreter, op: Op, name: str) -> Any:
-    """What a global holds before anything stores it: its `initial_value`."""
-    g = ri.module.lookup(name)
-    if g is None or g.name != "util.global":
-        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which is not a util.global of the module")
-    attr = g.properties.get("initial_value")
-    t = g.properties.get("type")
-    if attr is None:
-        raise DiagnosticError.at(op.location, f"'{op.name}' of @{name}, which holds no value: it has no initial value and "
-                                 "nothing (an initializer, an earlier store) stored one")
-    value = host_value_of_constant(attr, t.type if isinstance(t, TypeAttr) else op.results[0].type)
+    """What a global holds before anything stores it: its `initial_value` (frozen: a value)."""
+    value = global_initial_value(ri.module, op, name)
     return _frozen(value) if isinstance(value, np.ndarray) else value
 
 

@@ -32,6 +32,7 @@ from stream.ir.core import Block, Op, Region, Value
 from stream.ir.diagnostics import DiagnosticError
 from stream.ir.rule_table import OpSet
 from stream.ir.types import I1, I32
+from stream.ir.verifier import dominators
 from stream.ir.walk import Function
 from stream.passes.block_builder import remap_op
 
@@ -298,32 +299,11 @@ def reaches(blocks: tuple[Block, ...], src: int, dst: int) -> bool:
     return False
 
 
-def _dominators(blocks: tuple[Block, ...]) -> list[set[int]]:
-    """For each block, the blocks that dominate it (every path from the entry to it passes them;
-    itself included). Unreachable blocks get every block. The iterative data-flow solution."""
-    n = len(blocks)
-    preds: list[list[int]] = [[] for _ in range(n)]
-    for i, b in enumerate(blocks):
-        for t in (b.ops[-1].successors if b.ops else ()):
-            preds[t].append(i)
-    dom = [set(range(n)) for _ in range(n)]
-    dom[0] = {0}
-    changed = True
-    while changed:
-        changed = False
-        for i in range(1, n):
-            new = set.intersection(*(dom[p] for p in preds[i])) if preds[i] else set(range(n))
-            new = new | {i}
-            if new != dom[i]:
-                dom[i], changed = new, True
-    return dom
-
-
 def latches(blocks: tuple[Block, ...], header: int) -> list[int]:
     """The sources of the header's back edges: its predecessors that it dominates. (Reaching them
     from the header is not enough: with nested loops, the block entering an inner loop is
     reached from the inner header too, through the outer loop.)"""
-    dom = _dominators(blocks)
+    dom = dominators(Region(tuple(blocks)))
     return [i for i, b in enumerate(blocks) if b.ops and header in b.ops[-1].successors and header in dom[i]]
 
 

@@ -4,30 +4,16 @@ on the way; each test fails without its fix, and the safe twin stays proved, in 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from control_flow_data import SMT, mutant, read
 
 from verify import verify_text
-
-DATA = Path(__file__).resolve().parents[1] / "data" / "control_flow"
-SMT = ["pruned", "full"]
-
-
-def _read(name: str) -> str:
-    return (DATA / f"{name}.mlir").read_text()
-
-
-def _mutant(name: str, old: str, new: str) -> str:
-    text = _read(name)
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
 
 
 @pytest.mark.parametrize("smt", SMT)
 @pytest.mark.parametrize("name", ["for_poll_own_fence", "for_pack_carried", "while_wait_fence_in_loop"])
 def test_the_safe_twins_are_proved(name: str, smt: str) -> None:
-    report = verify_text(_read(name), f"{name}.mlir", smt=smt)
+    report = verify_text(read(name), f"{name}.mlir", smt=smt)
     assert report.status == "proved", report.text()
 
 
@@ -36,7 +22,7 @@ def test_a_host_wait_in_a_loop_on_the_functions_own_signal_fence_deadlocks(smt: 
     # Each read-back also waits for %signal, which the function signals only after the loop.
     # The iteration's program ends at its back edge, without the chain_external: the fence was
     # taken for the caller's to signal (decided per program) and the deadlock was proved.
-    text = _mutant("for_poll_own_fence", "await %e => %flag", "await %both => %flag")
+    text = mutant("for_poll_own_fence", "await %e => %flag", "await %both => %flag")
     report = verify_text(text, "m.mlir", smt=smt)
     deadlock = [v for v in report.violations if v.cls == "DEADLOCK"]
     assert deadlock, report.text()
@@ -50,7 +36,7 @@ def test_pack_slices_used_in_turn_across_iterations_may_share_bytes(smt: str) ->
     # slice #0 in one iteration, #1, then #0 again in the next is an interleaving. Within one
     # iteration the uses are in order; the summary of earlier iterations touched the whole slab
     # and was no slice's use, so it was proved.
-    text = _mutant("for_pack_carried", "[0, 2] = %c64", "[0, 0] = %c64")
+    text = mutant("for_pack_carried", "[0, 2] = %c64", "[0, 0] = %c64")
     report = verify_text(text, "m.mlir", smt=smt)
     assert report.classes == {"PACK_OVERLAP"}, report.text()
     assert any("earlier iterations" in o.text for v in report.violations for o in v.ops) or \
@@ -62,7 +48,7 @@ def test_the_callers_wait_fence_imported_in_the_loop_orders_every_iteration(smt:
     # (The safe twin above was a false MISSED_WAIT: the summary's reads of %in against the wait
     # fence's site, which the program places at its import in the current iteration.) Each
     # iteration's own reads are checked against the fence: one that does not wait is caught.
-    text = _mutant("while_wait_fence_in_loop", "await(%go_t) => with(%in", "await(%t) => with(%in")
+    text = mutant("while_wait_fence_in_loop", "await(%go_t) => with(%in", "await(%t) => with(%in")
     report = verify_text(text, "m.mlir", smt=smt)
     missed = [v for v in report.violations if v.cls == "MISSED_WAIT" and "wait fence" in v.text()]
     assert missed, report.text()

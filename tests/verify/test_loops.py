@@ -8,31 +8,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from control_flow_data import SMT, mutant, read
 
 from stream.ir.parser import parse_module
 from stream.ir.walk import functions
 from verify import verify_text
 from verify.cfg import lower_loops
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "control_flow"
-SMT = ["pruned", "full"]
-
-
-def _read(name: str) -> str:
-    return (DATA / f"{name}.mlir").read_text()
-
-
-def _mutant(name: str, old: str, new: str) -> str:
-    text = _read(name)
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
-
 
 @pytest.mark.parametrize("smt", SMT)
 @pytest.mark.parametrize("name", ["loop_fill_carried", "loop_fresh_per_iteration", "loop_strided_writes", "loop_swap_buffers",
                                   "async_loop_accumulate"])
 def test_safe_loops_are_proved(name: str, smt: str) -> None:
-    report = verify_text(_read(name), f"{name}.mlir", smt=smt)
+    report = verify_text(read(name), f"{name}.mlir", smt=smt)
     assert report.status == "proved", report.text()
     assert "checked by induction" in report.functions[0].note
 
@@ -40,7 +28,7 @@ def test_safe_loops_are_proved(name: str, smt: str) -> None:
 @pytest.mark.parametrize("smt", SMT)
 def test_an_iteration_not_awaiting_the_carried_timepoint_races_with_the_one_before(smt: str) -> None:
     # Every fill awaits only the alloca: iteration i+1's fill may overlap iteration i's.
-    text = _mutant("loop_fill_carried", "await(%t) => with(%buf", "await(%ta) => with(%buf")
+    text = mutant("loop_fill_carried", "await(%t) => with(%buf", "await(%ta) => with(%buf")
     report = verify_text(text, "m.mlir", smt=smt)
     race = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"]
     assert race, report.text()
@@ -53,7 +41,7 @@ def test_an_iteration_not_awaiting_the_carried_timepoint_races_with_the_one_befo
 @pytest.mark.parametrize("smt", SMT)
 def test_carrying_the_allocas_timepoint_instead_of_the_copys_is_caught(smt: str) -> None:
     # The next iteration copies from a buffer whose copy may not have finished.
-    text = _mutant("loop_fresh_per_iteration", '"cf.br"(%next, %new, %done)', '"cf.br"(%next, %new, %ta)')
+    text = mutant("loop_fresh_per_iteration", '"cf.br"(%next, %new, %done)', '"cf.br"(%next, %new, %ta)')
     report = verify_text(text, "m.mlir", smt=smt)
     assert report.classes & {"RACE_READ_AFTER_WRITE", "MISSED_WAIT"}, report.text()
     assert any("in a later iteration" in v.notes[-1] or "after the loop ran" in v.notes[-1] for v in report.violations)
@@ -64,7 +52,7 @@ def test_an_earlier_iterations_in_place_write_ends_the_value_the_loop_started_fr
     # Async level (IREE #23246): without the clone the loop's in-place step writes the storage of
     # %w, which every iteration reads and the exit exports. Iteration 1 alone is not enough to see
     # it: the later iteration reads %w after an earlier one replaced it, and so does the export.
-    text = _mutant("async_loop_accumulate", '"scf.for"(%c0, %n, %c1, %init)', '"scf.for"(%c0, %n, %c1, %w)')
+    text = mutant("async_loop_accumulate", '"scf.for"(%c0, %n, %c1, %init)', '"scf.for"(%c0, %n, %c1, %w)')
     report = verify_text(text, "m.mlir", smt=smt)
     stale = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_READ" and any("earlier iterations" in o.text for o in v.ops)]
     where = {v.notes[-1].split(",")[0] for v in stale}
@@ -75,7 +63,7 @@ def test_an_earlier_iterations_in_place_write_ends_the_value_the_loop_started_fr
 def test_a_value_the_loop_writes_in_place_every_iteration_is_consumed_twice() -> None:
     # The step writes the outer %w in place instead of the carried value: iteration 2 consumes the
     # version of %w that iteration 1 already replaced.
-    text = _mutant("async_loop_accumulate", "with(%w as %x: !stream.resource<external>{%c64}, %acc as %y: !stream.resource<external>{%c64}) -> %acc{%c64}",
+    text = mutant("async_loop_accumulate", "with(%w as %x: !stream.resource<external>{%c64}, %acc as %y: !stream.resource<external>{%c64}) -> %acc{%c64}",
                    "with(%acc as %x: !stream.resource<external>{%c64}, %w as %y: !stream.resource<external>{%c64}) -> %w{%c64}")
     report = verify_text(text, "m.mlir")
     twice = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"]
@@ -83,7 +71,7 @@ def test_a_value_the_loop_writes_in_place_every_iteration_is_consumed_twice() ->
 
 
 def test_a_carried_buffer_freed_in_the_iteration_is_used_after_free() -> None:
-    text = _mutant("loop_fresh_per_iteration", "  %next = arith.addi %i, %c1 : index\n",
+    text = mutant("loop_fresh_per_iteration", "  %next = arith.addi %i, %c1 : index\n",
                    "  %next = arith.addi %i, %c1 : index\n"
                    "  %gone = stream.resource.dealloca await(%done) => %new : !stream.resource<external>{%c64} => !stream.timepoint\n")
     report = verify_text(text, "m.mlir")
@@ -93,7 +81,7 @@ def test_a_carried_buffer_freed_in_the_iteration_is_used_after_free() -> None:
 @pytest.mark.parametrize("smt", SMT)
 def test_the_loop_bound_keeps_strided_writes_in_bounds_and_one_more_trip_does_not(smt: str) -> None:
     # `i <= n` runs the iteration i = n, whose 16 bytes start at the end of the cache.
-    text = _mutant("loop_strided_writes", "arith.cmpi slt, %i, %n", "arith.cmpi sle, %i, %n")
+    text = mutant("loop_strided_writes", "arith.cmpi slt, %i, %n", "arith.cmpi sle, %i, %n")
     report = verify_text(text, "m.mlir", smt=smt)
     (v,) = [v for v in report.violations if v.cls == "OUT_OF_BOUNDS"]
     assert v.symbols.get("%i", 0) == v.symbols["%n"], v.text()  # i == n (the first iteration: 0 == 0)
@@ -101,7 +89,7 @@ def test_the_loop_bound_keeps_strided_writes_in_bounds_and_one_more_trip_does_no
 
 def test_an_index_starting_below_zero_is_not_assumed_in_bounds() -> None:
     # The monotone fact is "at least the initial value", not "at least zero".
-    text = _mutant("loop_strided_writes", '"cf.br"(%c0, %ta)[^bb1]', '"cf.br"(%minus, %ta)[^bb1]').replace(
+    text = mutant("loop_strided_writes", '"cf.br"(%c0, %ta)[^bb1]', '"cf.br"(%minus, %ta)[^bb1]').replace(
         "  %c7 = arith.constant 7 : i32\n", "  %c7 = arith.constant 7 : i32\n  %minus = arith.constant -1 : index\n")
     assert "OUT_OF_BOUNDS" in verify_text(text, "m.mlir").classes
 
@@ -110,7 +98,7 @@ def test_an_index_starting_below_zero_is_not_assumed_in_bounds() -> None:
 def test_swapped_buffers_need_the_carried_timepoint_at_distance_two(smt: str) -> None:
     # Each copy awaits the timepoint from before the loop only: iteration i+1 reads the buffer
     # iteration i writes (and i+2 writes it again).
-    text = _mutant("loop_swap_buffers", "await(%t) => with(%x", "await(%tb) => with(%x")
+    text = mutant("loop_swap_buffers", "await(%t) => with(%x", "await(%tb) => with(%x")
     report = verify_text(text, "m.mlir", smt=smt)
     assert report.classes & {"RACE_READ_AFTER_WRITE", "RACE_WRITE_AFTER_READ", "RACE_WRITE_AFTER_WRITE"}, report.text()
 
@@ -367,7 +355,7 @@ def test_slots_sharing_storage_made_by_an_earlier_iteration_take_its_declared_si
     # Slot 1 passes its value on to slot 2: both are one past storage, whose size only slot 2's
     # uses spell. It was once sized by slot 1 alone (no use: a fresh, unconstrained size), so
     # slot 2's 4-byte slice looked out of the bounds of a 0-byte buffer.
-    report = verify_text(_read("loop_if_shared_slots"), "loop_if_shared_slots.mlir", smt=smt)
+    report = verify_text(read("loop_if_shared_slots"), "loop_if_shared_slots.mlir", smt=smt)
     assert report.status == "proved", report.text()
 
 

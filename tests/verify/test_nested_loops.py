@@ -6,9 +6,8 @@ iteration scratch buffer freed early, never freed, or written past its end; in b
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from control_flow_data import SMT, mutant, read
 
 from stream.ir.parser import parse_module
 from stream.ir.walk import functions
@@ -16,22 +15,9 @@ from verify import verify_text
 from verify.cfg import latches, lower_loops, natural_loop
 from verify.control_flow import loop_headers
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "control_flow"
-SMT = ["pruned", "full"]
-
-
-def _read(name: str) -> str:
-    return (DATA / f"{name}.mlir").read_text()
-
-
-def _mutant(name: str, old: str, new: str) -> str:
-    text = _read(name)
-    assert text.count(old) == 1, old
-    return text.replace(old, new)
-
 
 def _blocks(name: str):  # type: ignore[no-untyped-def]
-    (f,) = functions(parse_module(_read(name), f"{name}.mlir"))
+    (f,) = functions(parse_module(read(name), f"{name}.mlir"))
     return lower_loops(f).blocks
 
 
@@ -51,7 +37,7 @@ def test_a_loop_in_a_loop_body_becomes_blocks_with_its_own_back_edge() -> None:
 @pytest.mark.parametrize("smt", SMT)
 @pytest.mark.parametrize("name", ["nested_fill", "nested_scratch", "sequential_loops"])
 def test_safe_programs_with_several_loops_are_proved(name: str, smt: str) -> None:
-    report = verify_text(_read(name), f"{name}.mlir", smt=smt)
+    report = verify_text(read(name), f"{name}.mlir", smt=smt)
     assert report.status == "proved", report.text()
     assert "2 loops, at" in report.functions[0].note and "checked by induction" in report.functions[0].note
 
@@ -62,7 +48,7 @@ def test_an_outer_iteration_not_passing_on_the_inner_loops_timepoint_races_with_
     # waits for what the previous one waited for, not for its fills. Each inner loop alone is
     # fine; the hazard is between outer iterations, seen in the inner loop's first iteration
     # after the outer loop's summary of earlier iterations.
-    text = _mutant("nested_fill", "    scf.yield %s : !stream.timepoint", "    scf.yield %t : !stream.timepoint")
+    text = mutant("nested_fill", "    scf.yield %s : !stream.timepoint", "    scf.yield %t : !stream.timepoint")
     report = verify_text(text, "m.mlir", smt=smt)
     race = [v for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"]
     assert race, report.text()
@@ -72,7 +58,7 @@ def test_an_outer_iteration_not_passing_on_the_inner_loops_timepoint_races_with_
 
 @pytest.mark.parametrize("smt", SMT)
 def test_an_inner_iteration_not_awaiting_the_one_before_races(smt: str) -> None:
-    text = _mutant("nested_fill", "      scf.yield %done : !stream.timepoint", "      scf.yield %u : !stream.timepoint")
+    text = mutant("nested_fill", "      scf.yield %done : !stream.timepoint", "      scf.yield %u : !stream.timepoint")
     report = verify_text(text, "m.mlir", smt=smt)
     where = {v.notes[-1].split(", on the path")[0] for v in report.violations if v.cls == "RACE_WRITE_AFTER_WRITE"}
     assert "in a later iteration of the loop at ^bb4 (in the first iteration of the loop at ^bb1)" in where or \
@@ -83,7 +69,7 @@ def test_an_inner_iteration_not_awaiting_the_one_before_races(smt: str) -> None:
 def test_a_second_loop_not_ordered_after_the_first_misses_its_writes(smt: str) -> None:
     # The second loop starts from the allocation's timepoint instead of the first loop's result:
     # its copies read %a while the first loop's fills (any number of them) may still run.
-    text = _mutant("sequential_loops", "iter_args(%t = %r)", "iter_args(%t = %tb)")
+    text = mutant("sequential_loops", "iter_args(%t = %r)", "iter_args(%t = %tb)")
     report = verify_text(text, "m.mlir", smt=smt)
     missed = [v for v in report.violations if v.cls in ("MISSED_WAIT", "RACE_READ_AFTER_WRITE")]
     assert missed, report.text()
@@ -93,7 +79,7 @@ def test_a_second_loop_not_ordered_after_the_first_misses_its_writes(smt: str) -
 
 @pytest.mark.parametrize("smt", SMT)
 def test_a_scratch_buffer_freed_before_the_copy_out_of_it_is_use_after_free(smt: str) -> None:
-    text = _mutant("nested_scratch", "dealloca await(%copied) => %scratch", "dealloca await(%filled) => %scratch")
+    text = mutant("nested_scratch", "dealloca await(%copied) => %scratch", "dealloca await(%filled) => %scratch")
     report = verify_text(text, "m.mlir", smt=smt)
     uaf = [v for v in report.violations if v.cls == "USE_AFTER_FREE" and "%scratch" in v.text()]
     assert uaf, report.text()
@@ -101,7 +87,7 @@ def test_a_scratch_buffer_freed_before_the_copy_out_of_it_is_use_after_free(smt:
 
 @pytest.mark.parametrize("smt", SMT)
 def test_a_scratch_buffer_per_outer_iteration_never_freed_leaks(smt: str) -> None:
-    text = _mutant("nested_scratch", """    %freed = stream.resource.dealloca await(%copied) => %scratch : !stream.resource<transient>{%c64} => !stream.timepoint
+    text = mutant("nested_scratch", """    %freed = stream.resource.dealloca await(%copied) => %scratch : !stream.resource<transient>{%c64} => !stream.timepoint
     scf.yield %freed""", "    scf.yield %copied")
     report = verify_text(text, "m.mlir", smt=smt)
     leaks = [v for v in report.violations if v.cls == "LEAK"]
@@ -112,7 +98,7 @@ def test_a_scratch_buffer_per_outer_iteration_never_freed_leaks(smt: str) -> Non
 @pytest.mark.parametrize("smt", SMT)
 def test_an_inner_trip_past_the_scratch_buffer_is_out_of_bounds(smt: str) -> None:
     # Five 16-byte tiles into 64 bytes: the fifth inner iteration writes [64, 80).
-    text = _mutant("nested_scratch", "%c0 to %c4 step", "%c0 to %c5 step").replace(
+    text = mutant("nested_scratch", "%c0 to %c4 step", "%c0 to %c5 step").replace(
         "%c4 = arith.constant 4 : index", "%c5 = arith.constant 5 : index")
     report = verify_text(text, "m.mlir", smt=smt)
     oob = [v for v in report.violations if v.cls == "OUT_OF_BOUNDS"]
