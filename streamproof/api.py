@@ -94,7 +94,10 @@ class CompileResult:
         # A proved pass may still flag warnings (a LEAK before automatic-reference-counting adds
         # the frees); say so, so that the parts add up to the total.
         warnings = sum(sum(1 for v in r.violations if v.severity == "warning") for r in reports)
+        in_output = sum(1 for v in reports[-1].violations if v.severity == "warning")
         flagged = f", {warnings} warning(s)" if warnings else ""
+        if warnings and not in_output:
+            flagged += " in intermediate passes, none in the output"
         kept = (f"; the output keeps {self.input_violations} violation(s) the input already had, so it is not safe"
                 if self.input_violations else "")
         return (f"{self.file}: {what}: {obligations} obligations ({reach} by reachability, {const} by constant ranges, "
