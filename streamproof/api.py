@@ -199,7 +199,8 @@ def compile(
         return compile_to != "final" and info.produces == compile_to
 
     try:
-        out, records = run_pipeline(module, passes, hook=hook, verify=verify if hook else "none", after_pass=after_pass, stop_after=stop)
+        out, records = run_pipeline(module, passes, hook=hook, verify=verify if hook else "none", after_pass=after_pass, stop_after=stop,
+                                    keep_outputs=False)
     except PassVerificationError as e:
         status = "unknown" if getattr(e.report, "exit_code", 1) == 3 else "violated"
         failed = e.failed

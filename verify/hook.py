@@ -105,7 +105,7 @@ def make_hook(
             report.unknowns.extend(found[1])
             report.refinement = found
         if not report.errors and not report.unknowns:
-            return report
+            return _released(report)
         prior = _prior(before, smt, rlimit)
         keys = {v.key() for v in prior.violations}
         alloc_keys = {v.alloc_key() for v in prior.violations if v.cls in ALLOCATION_CLASSES}
@@ -132,9 +132,19 @@ def make_hook(
             report.exit_code = 1 if failing else 3
             text = "\n".join([*(v.text() for v in failing[:10]), *(u.text() for u in new_unknowns)])
             raise PassVerificationError(pass_name, report, text)
-        return report
+        return _released(report)
 
     return hook
+
+
+def _released(report: Report) -> Report:
+    """A passing report without its violations' `evidence`: each warning's evidence is the
+    whole function model (storage, sites, accesses, ranges) of that module version, and the
+    pipeline keeps every pass's report, so a 10k-dispatch compile held a dozen models it never
+    reads again (+100 MB). A failing report keeps it (`PassVerificationError.report`)."""
+    for v in report.violations:
+        v.evidence = None
+    return report
 
 
 def _prior(before: Module, smt: str, rlimit: int) -> Report:

@@ -121,6 +121,13 @@ def spec_for(op: Op) -> OpSpec | None:
 
 
 def devices_of(attr: Attribute | None) -> frozenset[str] | None:
+    """The devices an affinity names (None without one). One set per distinct affinity: every
+    op of a function asks, and a 10k-dispatch program names only a few."""
+    return _devices(attr) if isinstance(attr, AnyAffinity) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _devices(attr: Attribute | None) -> frozenset[str] | None:
     if isinstance(attr, AnyAffinity):
         devices = attr.devices()
         return frozenset(devices) if devices else None

@@ -143,7 +143,7 @@ def tied_writes(op: Op) -> tuple[int, ...]:
         return ()
     plan = _tied_write_plan(spec)
     if plan is None:
-        accesses = bound_accesses(spec, op) or []
+        accesses = bound_accesses(spec, op) or ()
         return tuple(a.index for a in accesses if a.mode in ("write", "read_write") and a.index in tied)
     # What binding the accesses would give (a `tied` access writes exactly its tied operands),
     # without building them: this runs for every op of every storage analysis.

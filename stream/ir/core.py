@@ -127,6 +127,13 @@ class Op:
     successors: tuple[int, ...] = ()
     loc: str | None = None
     location: Location = field(default=UNKNOWN_LOC, compare=False)
+    # Where each operand group starts, cached by `OpSpec.operand_bounds` (a pure function of the
+    # frozen fields; `replace` builds a new op without it). Hot: millions of reads per pipeline.
+    _operand_bounds: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    # The op's declared accesses bound to its values, cached by `stream.ir.interfaces.bound_accesses`.
+    _bound_accesses: tuple[Any, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    # Set by the structural verifier once the op's own checks found nothing (`stream.ir.verifier`).
+    _checked: bool = field(default=False, init=False, repr=False, compare=False)
 
     def replace(self, **changes: Any) -> Op:
         """A copy with some fields changed (the original op is untouched)."""

@@ -164,19 +164,27 @@ def _layout(spec: OpSpec, op: Op) -> tuple[dict[str, tuple[Value, ...]], dict[st
     """Every operand group of `op` by name, and where each starts (the segment sizes once)."""
     groups: dict[str, tuple[Value, ...]] = {}
     starts: dict[str, int] = {}
-    start = 0
-    for group, n in zip(spec.operands, spec.operand_sizes(op)):
-        groups[group.name] = op.operands[start : start + n]
-        starts[group.name] = start
-        start += n
+    b = spec.operand_bounds(op)
+    operands = op.operands
+    for i, group in enumerate(spec.operands):
+        groups[group.name] = operands[b[i] : b[i + 1]]
+        starts[group.name] = b[i]
     return groups, starts
 
 
-def bound_accesses(spec: OpSpec, op: Op) -> list[BoundAccess] | None:
+def bound_accesses(spec: OpSpec, op: Op) -> tuple[BoundAccess, ...] | None:
     """The op's declared accesses with their values, in declaration order (None when the spec
-    declares none)."""
+    declares none). Computed once per op (cached on it: the op is immutable)."""
     if spec.accesses is None:
         return None
+    cached = op._bound_accesses
+    if cached is None:
+        cached = tuple(_bind_accesses(spec, op))
+        object.__setattr__(op, "_bound_accesses", cached)
+    return cached
+
+
+def _bind_accesses(spec: OpSpec, op: Op) -> list[BoundAccess]:
     out: list[BoundAccess] = []
     groups, starts = _layout(spec, op)
     tied: set[int] | None = None

@@ -12,6 +12,7 @@ its level, traits, tie rule and pretty syntax (an MLIR declarative assembly form
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -232,8 +233,19 @@ class OpSpec:
     # -- segments ---------------------------------------------------------------------------
     def operand_sizes(self, op: Op) -> list[int]:
         """Number of values in each operand group of `op`."""
-        segments = op.properties.get("operandSegmentSizes") if self.segmented else None
-        return _group_sizes(self.operands, len(op.operands), segments, self.segmented, self._operand_singles)
+        b = self.operand_bounds(op)
+        return [b[i + 1] - b[i] for i in range(len(b) - 1)]
+
+    def operand_bounds(self, op: Op) -> tuple[int, ...]:
+        """Where each operand group of `op` starts, then `len(op.operands)`: group i is
+        `op.operands[b[i]:b[i + 1]]`. Computed once per op (cached on it)."""
+        b = op._operand_bounds
+        if b is None:
+            segments = op.properties.get("operandSegmentSizes") if self.segmented else None
+            sizes = _group_sizes(self.operands, len(op.operands), segments, self.segmented, self._operand_singles)
+            b = tuple(itertools.accumulate(sizes, initial=0))
+            object.__setattr__(op, "_operand_bounds", b)
+        return b
 
     def result_sizes(self, op: Op) -> list[int]:
         segments = op.properties.get("resultSegmentSizes") if self.result_segmented else None
@@ -243,9 +255,8 @@ class OpSpec:
         index = self._operand_index[name]
         if index < self._leading_singles and not self.segmented:
             return op.operands[index : index + 1]
-        sizes = self.operand_sizes(op)
-        start = sum(sizes[:index])
-        return op.operands[start : start + sizes[index]]
+        b = self.operand_bounds(op)
+        return op.operands[b[index] : b[index + 1]]
 
     def result_group(self, op: Op, name: str) -> tuple[Value, ...]:
         index = self._result_index[name]
@@ -255,12 +266,8 @@ class OpSpec:
 
     def operand_groups(self, op: Op) -> dict[str, tuple[Value, ...]]:
         """Every operand group of `op` by name (the segment sizes computed once)."""
-        out: dict[str, tuple[Value, ...]] = {}
-        start = 0
-        for group, n in zip(self.operands, self.operand_sizes(op)):
-            out[group.name] = op.operands[start : start + n]
-            start += n
-        return out
+        b = self.operand_bounds(op)
+        return {group.name: op.operands[b[i] : b[i + 1]] for i, group in enumerate(self.operands)}
 
     def result_offset(self, op: Op, name: str) -> int:
         """Index in `op.results` of the first value of a group."""
@@ -273,8 +280,7 @@ class OpSpec:
         index = self._operand_index[name]
         if index <= self._leading_singles and not self.segmented:
             return index
-        sizes = self.operand_sizes(op)
-        return sum(sizes[: self._operand_index[name]])
+        return self.operand_bounds(op)[index]
 
     def segment_properties(self, sizes: list[int], results: list[int] | None = None) -> dict[str, Attribute]:
         props: dict[str, Attribute] = {}

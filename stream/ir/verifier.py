@@ -46,11 +46,7 @@ __all__ = ["structural_diagnostics", "verify_structure", "function_level", "op_s
 
 LEVEL_ORDER = ("input", "tensor", "async", "cmd")
 
-_KIND_CHECK: dict[str, Callable[[Type], bool]] = {
-    "resource": lambda t: isinstance(t, ResourceType),
-    "timepoint": lambda t: isinstance(t, TimepointType),
-    "index": lambda t: isinstance(t, IndexType),
-}
+_KIND_TYPE: dict[str, type[Type]] = {"resource": ResourceType, "timepoint": TimepointType, "index": IndexType}
 
 
 class _Collector:
@@ -67,25 +63,24 @@ def _check_shape(c: _Collector, op: Op, spec: OpSpec) -> bool:
     """Operand and result groups, attributes and regions; False when the groups cannot even be
     told apart (the op-specific rules then do not run)."""
     try:
-        sizes = spec.operand_sizes(op)
+        bounds = spec.operand_bounds(op)
     except SegmentError as e:
         c.error(op, f"'{op.name}': {e}")
         return False
-    if sum(sizes) != len(op.operands):
-        c.error(op, f"'{op.name}' has {len(op.operands)} operands but its segment sizes add up to {sum(sizes)}")
+    if bounds[-1] != len(op.operands):
+        c.error(op, f"'{op.name}' has {len(op.operands)} operands but its segment sizes add up to {bounds[-1]}")
         return False
-    offset = 0
-    for group, n in zip(spec.operands, sizes):
+    for i, group in enumerate(spec.operands):
+        n = bounds[i + 1] - bounds[i]
         if group.arity == "single" and n != 1:
             c.error(op, f"'{op.name}' needs exactly one '{group.name}' operand, found {n}")
         elif group.arity == "optional" and n > 1:
             c.error(op, f"'{op.name}' takes at most one '{group.name}' operand, found {n}")
-        check = _KIND_CHECK.get(group.kind)
-        if check is not None:
-            for v in op.operands[offset : offset + n]:
-                if not check(v.type):
+        kind = _KIND_TYPE.get(group.kind)
+        if kind is not None:
+            for v in op.operands[bounds[i] : bounds[i + 1]]:
+                if not isinstance(v.type, kind):
                     c.error(op, f"'{op.name}' operand '{group.name}' must be {group.kind}-typed, found {v.type}")
-        offset += n
     try:
         rsizes = spec.result_sizes(op)
     except SegmentError as e:
@@ -446,15 +441,21 @@ def function_level(func_op: Op) -> str | None:
 
 def _check_levels(c: _Collector, func_op: Op) -> None:
     f = Function(func_op)
-    first = _level_sources(func_op)
-    level = function_level(func_op)
+    ops = list(func_op.walk())  # walked once: a 10k-dispatch function has ~100k ops
+    first: dict[str, Op] = {}
+    specs: list[OpSpec | None] = []
+    for op in ops:
+        spec = spec_of(op)
+        specs.append(spec)
+        if spec is not None and spec.defines_level is not None:
+            first.setdefault(spec.defines_level, op)
+    level = next((lv for lv in LEVEL_ORDER if lv in first), None)
     if level is None:
         return
     source = first[level]
-    for op in func_op.walk():
+    for op, spec in zip(ops, specs):
         if op is func_op:
             continue
-        spec = spec_of(op)
         if spec is not None and level not in spec.levels:
             allowed = ", ".join(sorted(spec.levels, key=LEVEL_ORDER.index)) if spec.levels else "none"
             c.error(
@@ -465,9 +466,9 @@ def _check_levels(c: _Collector, func_op: Op) -> None:
     # Lifetimes are assigned by refine-usage, which runs at the async level before scheduling (as
     # IREE's VerifyLoweringToAsyncResources allows `*` and VerifyLoweringToAsync does not): `*`
     # is an error at the cmd level and in scheduled async functions (with execution regions).
-    scheduled = level == "cmd" or any(op.name == "stream.async.execute" for op in func_op.walk())
+    scheduled = level == "cmd" or any(op.name == "stream.async.execute" for op in ops)
     if scheduled:
-        for op in func_op.walk():
+        for op in ops:
             values: list[Value] = list(op.results) + list(op.operands)
             for region in op.regions:
                 for block in region.blocks:
@@ -479,17 +480,13 @@ def _check_levels(c: _Collector, func_op: Op) -> None:
 
 
 # -- driver --------------------------------------------------------------------------------------
-# Ops whose own checks (shape, op rule, ties, op checks) found nothing: those checks read only the
-# op (immutable, regions included), so an op a pass kept (`remap_op` returns the very same op when
-# nothing changed) is not checked again in the next pass's output. Keyed by id, holding the op so
-# the id is not reused; cleared when large. The range checks read constants around the op: always run.
-_CLEAN: dict[int, Op] = {}
-_CLEAN_LIMIT = 500_000
-
-
 def _op_checks(c: _Collector, op: Op, spec: OpSpec) -> bool:
-    """The checks of `op` alone; False when its groups cannot be told apart."""
-    if _CLEAN.get(id(op)) is op:
+    """The checks of `op` alone; False when its groups cannot be told apart. They read only the
+    op (immutable, regions included), so an op that passed them is marked (`Op._checked`) and an
+    op a pass kept (`remap_op` returns the very same op when nothing changed) is not checked
+    again in the next pass's output. The range checks read constants around the op: they always
+    run."""
+    if op._checked:
         return True
     before = len(c.diagnostics)
     if not _check_shape(c, op, spec):
@@ -504,9 +501,7 @@ def _op_checks(c: _Collector, op: Op, spec: OpSpec) -> bool:
         for at, message in check(op, spec):
             c.error(at, message)
     if len(c.diagnostics) == before:
-        if len(_CLEAN) >= _CLEAN_LIMIT:
-            _CLEAN.clear()
-        _CLEAN[id(op)] = op
+        object.__setattr__(op, "_checked", True)
     return True
 
 

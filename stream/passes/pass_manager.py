@@ -185,11 +185,15 @@ def run_pipeline(
     verify: str | None = None,
     after_pass: Callable[[str, Module], None] | None = None,
     stop_after: Callable[[PassInfo], bool] | None = None,
+    keep_outputs: bool = True,
 ) -> tuple[Module, list[PassRecord]]:
     """Run the passes in order, proving them with `hook` (`verify.hook.make_hook(...)`).
     `verify` says when the hook runs: "each" (after every pass; the default when a hook is
     given), "final" (once, the whole pipeline's output against its input) or "none" (the
-    default without a hook). The hook raises PassVerificationError."""
+    default without a hook). The hook raises PassVerificationError. `keep_outputs=False` leaves
+    `PassRecord.output` empty, so that each intermediate module is freed once the next pass has
+    been verified against it (a 100k-dispatch pipeline holds a dozen large module versions
+    otherwise); `after_pass` still sees every output."""
     if verify is None:
         verify = "none" if hook is None else "each"
     if verify not in VERIFY_MODES:
@@ -201,7 +205,7 @@ def run_pipeline(
     for info, options in pipeline:
         start = time.perf_counter()
         out = _transform(info, options, module)
-        record = PassRecord(info.name, time.perf_counter() - start, output=out)
+        record = PassRecord(info.name, time.perf_counter() - start, output=out if keep_outputs else None)
         if verify == "each":
             vstart = time.perf_counter()
             try:

@@ -204,7 +204,7 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
 
     hook = None if args.no_verify else make_hook()
     try:
-        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook)
+        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook, keep_outputs=False)
     except PassVerificationError as e:
         print(f"streamproof run: pass '{e.pass_name}' failed verification; not running\n{e}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED) from None

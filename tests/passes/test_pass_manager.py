@@ -108,3 +108,14 @@ def test_verification_without_a_hook_is_refused(mode: str) -> None:
 def test_an_unknown_verify_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="verify must be"):
         run_pipeline(ir.parse_module(TEXT, "t.mlir"), [], verify="sometimes")
+
+
+def test_keep_outputs_false_leaves_records_empty_but_after_pass_sees_each_output() -> None:
+    def probe(module: Module) -> Module:
+        return module.replace()
+
+    seen: list[Module] = []
+    out, records = run_pipeline(ir.parse_module(TEXT, "t.mlir"), [(PassInfo("probe", probe), None)] * 2, verify="none",
+                                keep_outputs=False, after_pass=lambda name, m: seen.append(m))
+    assert [r.output for r in records] == [None, None]
+    assert len(seen) == 2 and seen[-1] is out and seen[0] is not out

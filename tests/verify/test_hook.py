@@ -171,3 +171,14 @@ def test_self_overlap_through_a_tie_is_not_binding_before_copy_on_write() -> Non
     # The whole pipeline removes the alias (a clone of the argument) and proves every pass.
     _, records = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook.make_hook())
     assert records[-1].report.ok
+
+
+def test_a_passing_report_does_not_keep_the_function_model(no_refinement: None) -> None:
+    """A warning's evidence is the whole function model; the pipeline keeps every pass's report,
+    so a passing report drops it (a failing one keeps it for tools)."""
+    report = hook.make_hook()(RACY, RACY, "innocent-pass")
+    (v,) = report.violations
+    assert v.pre_existing and v.evidence is None
+    with pytest.raises(PassVerificationError) as caught:
+        hook.make_hook()(GOOD, broken_by_pass(), "my-pass")
+    assert all(v.evidence is not None for v in caught.value.report.errors)

@@ -543,10 +543,9 @@ def groups(op: Op) -> Any:
     if spec is None:
         raise Undecided(f"no spec for '{op.name}'")
     out: dict[str, Any] = {}
-    pos = 0
-    for o, n in zip(spec.operands, spec.operand_sizes(op)):
-        values = op.operands[pos : pos + n]
-        pos += n
+    b = spec.operand_bounds(op)
+    for i, o in enumerate(spec.operands):
+        values = op.operands[b[i] : b[i + 1]]
         if o.arity == "single":
             out[o.name] = values[0]
         elif o.arity == "optional":

@@ -48,7 +48,7 @@ def _accesses(b: Builder, op: Op, name: str, transfer: bool) -> None:
     a copy's range by its operand, any other by the command."""
     spec = _spec(b, op)
     site = b.nested(op, name)
-    accesses = bound_accesses(spec, op) or []
+    accesses = bound_accesses(spec, op) or ()
     for a in accesses:
         assert a.offset is not None and a.length is not None, op.name
         if a.access.mode == "declared":
@@ -65,7 +65,7 @@ def dispatch(b: Builder, op: Op) -> None:
     entry = "@" + first.leaf if isinstance(first, SymbolRefAttr) else "?"
     spec = _spec(b, op)
     site = b.nested(op, f"dispatch {entry}")
-    accesses = bound_accesses(spec, op) or []
+    accesses = bound_accesses(spec, op) or ()
     ranges = [(b.symbols.expr(a.offset), b.symbols.expr(a.length)) for a in accesses if a.offset is not None and a.length is not None]
     ctx = b.model.bindings
     narrowed = narrowed_bindings(b.symbols, ctx, op, ranges) if ctx is not None and len(ranges) == len(accesses) else None

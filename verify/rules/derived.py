@@ -44,7 +44,7 @@ def _size_groups(spec: OpSpec) -> set[str]:
 
 
 def standard_effect(b: Builder, op: Op, spec: OpSpec) -> None:
-    accesses = bound_accesses(spec, op) or []
+    accesses = bound_accesses(spec, op) or ()
     aliases = [(operand, result) for operand, result, alias in alias_pairs(spec, op) if alias.offset is None]
     if aliases and not accesses:
         for operand, result in aliases:  # the same value under another name
