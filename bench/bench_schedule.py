@@ -14,8 +14,9 @@ modules are measured by the same code:
 * device overlap: pairs of regions on different devices with no happens-before path between them
   in either direction (SPEC §3.1: awaits, joins, and host awaits before an issue), i.e. regions
   that may run at the same time;
-* makespan: a simulation with a per-dispatch cost model: a dispatch takes 1 unit, a copy or fill
-  0.25, cache control (flush/invalidate/discard) nothing; a region runs its top-level commands one
+* makespan: a simulation with a per-dispatch cost model: a dispatch takes 1 unit (`measure`'s
+  `dispatch_cost` can say otherwise, e.g. per fused op), a copy or fill 0.25, cache control
+  (flush/invalidate/discard) nothing; a region runs its top-level commands one
   after another and a `cmd.concurrent` wave as long as its longest command; a device runs one
   region at a time (the earliest gap after the region is ready, so queues are not FIFO); a
   region is ready once the host issued it and its awaited timepoints are reached; allocations,
@@ -35,6 +36,8 @@ import os
 import platform
 import sys
 import time
+from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,27 +77,48 @@ def awaited(op: Op) -> tuple[Value, ...]:
     return ()
 
 
-def region_cost(op: Op) -> float:
+DispatchCost = Callable[[Op], float]
+"""The time a `stream.cmd.dispatch` takes, for callers whose dispatches are not all alike (a fused
+dispatch doing the work of several); without one a dispatch takes `DISPATCH`."""
+
+
+def region_cost(op: Op, dispatch_cost: DispatchCost | None = None) -> float:
     """Serial bodies add up; a concurrent wave takes as long as its longest child."""
     if op.name == "stream.cmd.concurrent":
-        return max((region_cost(c) for c in op.regions[0].blocks[0].ops), default=0.0)
+        return max((region_cost(c, dispatch_cost) for c in op.regions[0].blocks[0].ops), default=0.0)
     if op.regions and op.regions[0].blocks:
-        return sum(region_cost(c) for c in op.regions[0].blocks[0].ops)
+        return sum(region_cost(c, dispatch_cost) for c in op.regions[0].blocks[0].ops)
+    if dispatch_cost is not None and op.name == "stream.cmd.dispatch":
+        return dispatch_cost(op)
     return COMMAND_COST.get(op.name, 0.0)
 
 
 @dataclass(slots=True)
 class Device:
+    """The intervals a device is busy, sorted by (start, end). They never overlap (each is placed
+    in a gap), so their ends are sorted too (`ends`, kept beside them for bisection)."""
+
     busy: list[tuple[float, float]] = field(default_factory=list)
+    ends: list[float] = field(default_factory=list)
 
     def place(self, ready: float, length: float) -> float:
-        """The earliest start >= ready of a gap of `length` between the busy intervals."""
+        """The earliest start >= ready of a gap of `length` between the busy intervals (the first
+        fit in start order)."""
+        # An interval ending at or before `ready` can neither end the search (`start + length <=
+        # lo` with lo <= ready <= start holds only for an empty region at `ready`, which then
+        # starts at `ready` either way) nor push the start later: skipping them keeps the first
+        # fit the same and makes a placement near the end of a long timeline cheap.
         start = ready
-        for lo, hi in sorted(self.busy):
+        busy = self.busy
+        for k in range(bisect_right(self.ends, ready), len(busy)):
+            lo, hi = busy[k]
             if start + length <= lo:
                 break
             start = max(start, hi)
-        self.busy.append((start, start + length))
+        interval = (start, start + length)
+        at = bisect_right(busy, interval)
+        busy.insert(at, interval)
+        self.ends.insert(at, interval[1])
         return start
 
 
@@ -117,20 +141,27 @@ class Shape:
             setattr(self, name, combine(getattr(self, name), getattr(other, name)))
 
 
-def measure_function(body: Block) -> Shape:
+def measure_function(body: Block, dispatch_cost: DispatchCost | None = None) -> Shape:
+    """The `Shape` of one function body (module docstring), its dispatches timed by
+    `dispatch_cost` (`DISPATCH` each without one)."""
     shape = Shape()
     defs = defining_ops(body)
     reach: dict[Value, float] = {}
-    covers: dict[Value, frozenset[int]] = {}  # execute regions (by position) reached with a timepoint
-    host_time, host_covers = 0.0, frozenset[int]()
+    # The execute regions reached with a timepoint, as a bit set (bit k: the k-th execute): IREE's
+    # 10k-dispatch output has 24k timepoints over 4k regions, too many for sets of positions.
+    covers: dict[Value, int] = {}
+    host_time, host_covers = 0.0, 0
     devices: dict[str, Device] = {}
-    executes: list[tuple[int, str, frozenset[int]]] = []  # (position, device, what it starts after)
+    executed = 0  # bits of all execute regions so far
+    on_device: dict[str, int] = {}  # bits of the execute regions so far on each device
     live: list[tuple[float, int]] = []  # (time, +bytes / -bytes)
     sizes: dict[Value, int] = {}
-    for i, op in enumerate(body.ops):
+    for op in body.ops:
         waits = awaited(op)
         ready = max([host_time, *(reach.get(t, 0.0) for t in waits)])
-        before = host_covers.union(*(covers.get(t, frozenset()) for t in waits))
+        before = host_covers
+        for t in waits:
+            before |= covers.get(t, 0)
         timepoints = [r for r in op.results if isinstance(r.type, TimepointType)]
         if op.name == "stream.timepoint.await":
             shape.host_waits += 1
@@ -139,10 +170,19 @@ def measure_function(body: Block) -> Shape:
         if op.name == "stream.cmd.execute":
             shape.regions += 1
             device = str(op.properties.get("affinity"))
-            start = devices.setdefault(device, Device()).place(ready, region_cost(op))
-            ready = start + region_cost(op)
-            executes.append((i, device, before))
-            before = before | {i}
+            cost = region_cost(op, dispatch_cost)
+            start = devices.setdefault(device, Device()).place(ready, cost)
+            ready = start + cost
+            # Every earlier region on another device pairs with this one; the pair may overlap
+            # unless the earlier one happens before this one. (This one cannot happen before an
+            # earlier one: what a region starts after was all issued before it, in one block.)
+            others = executed & ~on_device.get(device, 0)
+            shape.cross_pairs += others.bit_count()
+            shape.overlap_pairs += (others & ~before).bit_count()
+            bit = 1 << (shape.regions - 1)
+            executed |= bit
+            on_device[device] = on_device.get(device, 0) | bit
+            before |= bit
         elif op.name in ALLOCATING:
             shape.allocations += 1
             for r in op.results:
@@ -163,11 +203,6 @@ def measure_function(body: Block) -> Shape:
             reach[t], covers[t] = ready, before
         if op.name in ("func.return", "util.return"):
             shape.makespan = host_time
-    for a, (pa, da, before_a) in enumerate(executes):
-        for pb, db, before_b in executes[a + 1 :]:
-            if da != db:
-                shape.cross_pairs += 1
-                shape.overlap_pairs += pa not in before_b and pb not in before_a
     level = 0
     for _, delta in sorted(live, key=lambda e: (e[0], e[1])):  # frees first at equal times
         level += delta
@@ -175,10 +210,11 @@ def measure_function(body: Block) -> Shape:
     return shape
 
 
-def measure(module: Module) -> Shape:
+def measure(module: Module, dispatch_cost: DispatchCost | None = None) -> Shape:
+    """The `Shape` of a cmd-level module: its functions run one after another (`Shape.add`)."""
     total = Shape()
     for f in functions(module):
-        total.add(measure_function(f.body))
+        total.add(measure_function(f.body, dispatch_cost))
     return total
 
 

@@ -44,10 +44,52 @@ so it has fewer), timepoints (`!stream.timepoint` values: op results and block a
 `stream.timepoint.*` ops, joins, host awaits, allocations and copies; per dispatch of the DAG
 (the same denominator for both) and per dispatch emitted.
 
+Schedule quality (issue 13, item 4), each output simulated by `bench/bench_schedule.py`'s
+`measure` (the same code for both; see its docstring for the model: a region runs its commands in
+order and a `stream.cmd.concurrent` wave as long as its longest command, a device runs one region
+at a time, a region starts once its awaited timepoints are reached, host awaits block the host):
+
+* simulated makespan, the DAG's work costed alike on both sides: a copy or fill takes 0.25, and a
+  dispatch 1 unit per DAG op it computes (`dispatch_ops`: streamproof's dispatches compute one op
+  each, an IREE dispatch the matmuls, adds and relus of its executable, at least 1), so a
+  dispatch into which IREE fused a relu after a matmul takes 2: fusion saves dispatches and
+  timepoints here, not work. "makespan, 1 per dispatch" is the same simulation with every
+  dispatch taking 1 unit, fused or not (the most fusion could save);
+* critical path: the longest chain of dependent steps of the DAG's flow program
+  (`bench_schedule.critical_path` of `streamproof_input`: an op 1, a transfer 0.25, the transfers
+  of the results back to the first device included). No schedule that runs every op and transfer
+  can finish sooner, with one exception: an argument used only on the second device may be
+  imported there (streamproof's input does not pin arguments to a device; IREE's does), saving
+  at most one transfer (0.25) of the chain. It is the only makespan bound here: the model lets a
+  `stream.cmd.concurrent` wave run any number of dispatches on one device at once, so the ops
+  placed on a device bound nothing;
+* makespan / critical path, and streamproof's makespan / IREE's (the same DAG);
+* cross-device region pairs that may overlap: pairs of regions on different devices with no
+  happens-before path between them (`bench_schedule`), of all such pairs;
+* peak bytes (sim): the most bytes allocated at once in the simulation (from an alloca reached to
+  its dealloca reached; imported arguments are not allocations);
+* max-live lower bound (`live_bounds`): every value of the DAG and every transferred copy is 1 KiB
+  (`tensor<16x16xf32>`); while a step w runs, its operands and result are live, and so is every
+  value produced by a strict ancestor of w and read by a strict descendant of w: in any schedule
+  it was written before w started and is read after w ends. The largest such set over the steps
+  (the return reading the results is one) is a lower bound on any correct schedule's peak, given
+  that no dispatch writes over an operand (none here: linalg on tensors is not in place, and the
+  flow input has no tied operands) and a transfer makes a copy. The arguments and their copies
+  are left out (the arguments are the caller's, and an argument's copy may be elided as above);
+* program-order live: the peak of the same values when the steps run one at a time in program
+  order (`Dag.steps`), each value freed after its last use. That schedule exists, so the least
+  possible peak lies between the lower bound and this; it is a reference, not a bound on the
+  compilers' (parallel) schedules.
+
     python bench/bench_vs_iree.py [--sizes 1000 3000 10000] [--repeat 3] [--json OUT.json] [--no-iree]
 
-`--repeat` defaults to 3, and 1 for sizes of 10000 and more. Without `iree-compile` (PATH or
-`$IREE_COMPILE`; `pip install -e '.[iree]'`) the IREE columns say so and streamproof still runs.
+`--repeat` defaults to 3, and 1 for sizes of 10000 and more. The simulation runs in each tool's
+process after its timed part (`simulate_s` in the JSON, not in "wall s"); the bounds are computed
+once per DAG, in the parent. JSON version 2 adds `bounds` (`critical_path`, `live_lower_bytes`,
+`live_program_order_bytes`) to each result and `schedule` (`makespan`, `makespan_unit_dispatch`,
+`peak_bytes`, `overlap_pairs`, `cross_pairs`, `allocated_bytes`) and `simulate_s` to each tool.
+Without `iree-compile` (PATH or `$IREE_COMPILE`; `pip install -e '.[iree]'`) the IREE columns say
+so and streamproof still runs.
 """
 
 from __future__ import annotations
@@ -69,10 +111,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
 sys.path.insert(0, str(ROOT))
+if str(BENCH) not in sys.path:  # `bench_schedule`, also when this file is loaded by path (tests)
+    sys.path.insert(1, str(BENCH))
 
 TENSOR = "tensor<16x16xf32>"
+VALUE_BYTES = 16 * 16 * 4
 KINDS = ("matmul", "add", "relu")
 ARITY = {"matmul": 2, "add": 2, "relu": 1}
 WINDOW = 4
@@ -245,6 +291,13 @@ def kernel_ops(module: Any) -> dict[tuple[str, ...], int]:
     return out
 
 
+def dispatch_ops(op: Any, kernels: dict[tuple[str, ...], int]) -> int:
+    """How many of the DAG's ops a `stream.cmd.dispatch` / `stream.async.dispatch` computes: its
+    entry points' `kernels` (`kernel_ops`), one op for an entry point without an executable
+    (streamproof's dispatches name the DAG op itself). One entry point each here."""
+    return sum(kernels.get((entry.root, *entry.nested), 1) for entry in op.attr("entry_points").elements)
+
+
 def census(module: Any) -> dict[str, Any]:
     """Schedule counts of a stream-level module (streamproof's output or IREE's, parsed).
     `ops_per_device`: the DAG ops each device's dispatches compute (a dispatch without an
@@ -267,8 +320,7 @@ def census(module: Any) -> dict[str, Any]:
             for inner in op.walk():
                 if inner.name in ("stream.cmd.dispatch", "stream.async.dispatch"):
                     per_device[device] += 1
-                    for entry in inner.attr("entry_points").elements:
-                        ops_per_device[device] += kernels.get((entry.root, *entry.nested), 1)
+                    ops_per_device[device] += dispatch_ops(inner, kernels)
     return {
         "regions": names["stream.cmd.execute"] + names["stream.async.execute"],
         "dispatches": names["stream.cmd.dispatch"] + names["stream.async.dispatch"],
@@ -281,6 +333,109 @@ def census(module: Any) -> dict[str, Any]:
         "allocas": names["stream.resource.alloca"] + names["stream.resource.alloc"],
         "deallocas": names["stream.resource.dealloca"],
         "copies": names["stream.cmd.copy"] + names["stream.async.copy"] + names["stream.async.transfer"],
+    }
+
+
+def simulate(module: Any) -> dict[str, Any]:
+    """`bench_schedule.measure` of a cmd-level output, with each dispatch costed by the DAG ops it
+    computes (module docstring), and again with every dispatch costed 1 (`makespan_unit_dispatch`).
+    Deterministic: the same module gives the same numbers."""
+    import bench_schedule
+
+    kernels = kernel_ops(module)
+    # A dispatch computing none of the DAG's ops (none seen) still runs: it costs one dispatch.
+    weighted = bench_schedule.measure(module, lambda op: bench_schedule.DISPATCH * max(dispatch_ops(op, kernels), 1))
+    unit = bench_schedule.measure(module)
+    return {
+        "makespan": weighted.makespan,
+        "makespan_unit_dispatch": unit.makespan,
+        "peak_bytes": weighted.peak,
+        "overlap_pairs": weighted.overlap_pairs,
+        "cross_pairs": weighted.cross_pairs,
+        "allocated_bytes": weighted.allocated,
+    }
+
+
+def live_bounds(d: Dag) -> tuple[int, int]:
+    """(max-live lower bound, program-order live peak) of the DAG, in bytes (module docstring).
+
+    The located values are the DAG's values on their own device and the copies the transfers make,
+    each `VALUE_BYTES`; the arguments and their copies are not counted. Step s of `d.steps()`
+    produces a value (an op's result, a transfer's copy) and reads others (an op its operands on
+    its device, a transfer its source, the return the results on the first device). The lower
+    bound counts, for each step w, the values that every schedule holds while w runs: those w
+    reads or produces, and those produced by a strict ancestor of w and read by a strict
+    descendant of w (ancestry along the reads). Reachability is kept as bit sets over the steps.
+    """
+    steps = d.steps()
+    producer: dict[tuple[int, int], int] = {}  # located value (value, device) -> step
+    reads: list[list[tuple[int, int]]] = []
+    for s, (kind, index, device) in enumerate(steps):
+        if kind == "node":
+            reads.append([(v, device) for v in dict.fromkeys(d.nodes[index].operands)])
+            producer[(index + 2, device)] = s
+        elif kind == "transfer":
+            reads.append([(index, d.device(index))])
+            producer[(index, device)] = s
+        else:
+            reads.append([(v, 0) for v in d.results])
+    readers: dict[tuple[int, int], list[int]] = {}
+    for s, values in enumerate(reads):
+        for x in values:
+            readers.setdefault(x, []).append(s)
+    ancestors: list[int] = []  # bit p of ancestors[s]: step p is a strict ancestor of step s
+    for values in reads:
+        bits = 0
+        for x in values:
+            if x in producer:
+                p = producer[x]
+                bits |= ancestors[p] | (1 << p)
+        ancestors.append(bits)
+    descendants = [0] * len(steps)
+    for s in reversed(range(len(steps))):
+        for x in reads[s]:
+            if x in producer:
+                p = producer[x]
+                descendants[p] |= descendants[s] | (1 << s)
+    must = [0] * len(steps)  # values every schedule holds while the step runs
+    order = [0] * (len(steps) + 1)  # +1 / -1 at the first / after the last step of a value's life
+    for x, p in producer.items():
+        if x[0] < 2:  # an argument's copy (module docstring)
+            continue
+        after = 0
+        read = readers.get(x, [])
+        for r in read:
+            after |= ancestors[r]
+        held = ((descendants[p] & after) | (1 << p)) >> p
+        for r in read:
+            held |= 1 << (r - p)
+        while held:
+            low = held & -held
+            must[p + low.bit_length() - 1] += 1
+            held ^= low
+        order[p] += 1
+        order[max(read, default=p) + 1] -= 1
+    level, peak = 0, 0
+    for delta in order:
+        level += delta
+        peak = max(peak, level)
+    return max(must) * VALUE_BYTES, peak * VALUE_BYTES
+
+
+def bounds(d: Dag) -> dict[str, Any]:
+    """The DAG's own bounds: its critical path under the simulation's costs (on the flow program
+    `streamproof_input`, by `bench_schedule.critical_path`) and `live_bounds`. (The ops on one
+    device are no makespan bound: the simulation runs a `stream.cmd.concurrent` wave of dispatches
+    on one device as long as its longest one.)"""
+    from bench_schedule import critical_path
+
+    import stream.ir as ir
+
+    lower, order = live_bounds(d)
+    return {
+        "critical_path": critical_path(ir.parse_module(streamproof_input(d), "dag.mlir")),
+        "live_lower_bytes": lower,
+        "live_program_order_bytes": order,
     }
 
 
@@ -314,6 +469,9 @@ def run_streamproof(n: int, seed: int) -> dict[str, Any]:
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
     report = records[-1].report
     assert report is not None and report.ok, "the verified compile did not prove its output"
+    start = time.perf_counter()
+    schedule = simulate(out)
+    simulate_s = time.perf_counter() - start
     return {
         "wall_s": wall,
         "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
@@ -322,6 +480,8 @@ def run_streamproof(n: int, seed: int) -> dict[str, Any]:
         "rss_peak_mb": cpu1.ru_maxrss / 1024,
         "output_bytes": len(printed),
         **census(out),
+        "schedule": schedule,
+        "simulate_s": simulate_s,
     }
 
 
@@ -343,12 +503,18 @@ def run_iree(n: int, seed: int) -> dict[str, Any]:
         if proc.returncode != 0:
             raise SystemExit(f"iree-compile failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
         printed = target.read_text()
+    module = ir.parse_module(printed, f"iree{n}.mlir")
+    start = time.perf_counter()
+    schedule = simulate(module)
+    simulate_s = time.perf_counter() - start
     return {
         "wall_s": wall,
         "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
         "rss_peak_mb": cpu1.ru_maxrss / 1024,
         "output_bytes": len(printed),
-        **census(ir.parse_module(printed, f"iree{n}.mlir")),
+        **census(module),
+        "schedule": schedule,
+        "simulate_s": simulate_s,
     }
 
 
@@ -372,7 +538,7 @@ def device_counts(per_device: dict[str, int]) -> list[int]:
     return counts
 
 
-TIMED = ("wall_s", "cpu_s", "verify_s", "transform_s", "rss_peak_mb")
+TIMED = ("wall_s", "cpu_s", "verify_s", "transform_s", "rss_peak_mb", "simulate_s")
 
 
 def measure(n: int, repeat: int, seed: int, tools: tuple[str, ...]) -> dict[str, Any]:
@@ -385,7 +551,7 @@ def measure(n: int, repeat: int, seed: int, tools: tuple[str, ...]) -> dict[str,
     d = dag(n, seed)
     placement = [sum(1 for node in d.nodes if node.device == k) for k in range(2)]
     out: dict[str, Any] = {"dispatches": n, "transfers": d.transfers(), "results": len(d.results), "repeat": repeat,
-                           "ops_per_device": placement}
+                           "ops_per_device": placement, "bounds": bounds(d)}
     for tool, rs in runs.items():
         summary = {k: v for k, v in rs[0].items() if k not in TIMED}
         for r in rs[1:]:
@@ -404,7 +570,8 @@ def _fmt(x: float) -> str:
 
 
 def tables(results: list[dict[str, Any]]) -> list[str]:
-    """The markdown tables: cost, then schedule counts, then per-dispatch ratios."""
+    """The markdown tables: cost, then schedule counts, then per-dispatch ratios, then schedule
+    quality (`quality_table`)."""
     label = {"streamproof": "streamproof (verified)", "iree": "IREE 3.13"}
     rows = [
         "| DAG dispatches | transfers | compiler | runs | wall s | cpu s | of which verify s | peak RSS MB | dispatches | regions |",
@@ -447,6 +614,36 @@ def tables(results: list[dict[str, Any]]) -> list[str]:
                 emitted = max(s["dispatches"], 1)
                 rows.append(f"| {n} | {label[tool]} | {s['regions'] / n:.3f} | {s['timepoints'] / n:.3f} "
                             f"| {s['dispatches'] / max(s['regions'], 1):.2f} | {s['regions'] / emitted:.3f} | {s['timepoints'] / emitted:.3f} |")
+    return rows + [""] + quality_table(results)
+
+
+def quality_table(results: list[dict[str, Any]]) -> list[str]:
+    """The schedule quality table (module docstring): per DAG and compiler, regions and timepoints
+    per DAG dispatch, simulated makespan against the critical path and against IREE's, and the
+    simulated peak against the max-live lower bound and the program-order live peak."""
+    label = {"streamproof": "streamproof (verified)", "iree": "IREE 3.13"}
+    rows = [
+        "| DAG dispatches | compiler | regions / DAG dispatch | timepoints / DAG dispatch | makespan (sim) | critical path "
+        "| makespan / critical path | makespan / IREE's | makespan, 1 per dispatch | cross-device region pairs that may overlap "
+        "| peak KiB (sim) | max-live lower bound KiB | program-order live KiB | peak / lower bound |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for res in results:
+        n, b = res["dispatches"], res["bounds"]
+        theirs = res.get("iree", {}).get("schedule")
+        for tool in TOOLS:
+            s = res.get(tool)
+            if s is None:
+                continue
+            q = s["schedule"]
+            vs_iree = f"{q['makespan'] / theirs['makespan']:.3f}" if theirs and theirs["makespan"] else "-"
+            overlap = f"{q['overlap_pairs']} of {q['cross_pairs']}" if q["cross_pairs"] else "-"
+            rows.append(
+                f"| {n} | {label[tool]} | {s['regions'] / n:.3f} | {s['timepoints'] / n:.3f} | {q['makespan']:g} | {b['critical_path']:g} "
+                f"| {q['makespan'] / b['critical_path']:.3f} | {vs_iree} | {q['makespan_unit_dispatch']:g} | {overlap} "
+                f"| {q['peak_bytes'] / 1024:g} | {b['live_lower_bytes'] / 1024:g} | {b['live_program_order_bytes'] / 1024:g} "
+                f"| {q['peak_bytes'] / b['live_lower_bytes']:.1f} |"
+            )
     return rows
 
 
@@ -483,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {n} dispatches done, load average {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
     load_end = os.getloadavg()
     header["load_end"] = [round(x, 2) for x in load_end]
-    document = {"schema": "streamproof.bench_vs_iree", "version": 1, **header, "results": results}
+    document = {"schema": "streamproof.bench_vs_iree", "version": 2, **header, "results": results}
     if args.json == "-":
         print(json.dumps(document, indent=1))
         return 0
