@@ -15,6 +15,7 @@ Programs are given as MLIR text (pretty or generic form) or as a `Module` (from
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,6 +69,8 @@ class CompileResult:
     # Violations the input already had and every pass kept (none was introduced by a pass, so each
     # pass is proved, but the output is not safe): a compile with any fails (CompileError).
     input_violations: int = 0
+    # The pipeline's wall time (with `jobs`, the passes' own seconds overlap and add up to more).
+    wall_seconds: float | None = None
 
     def text(self, generic: bool = False) -> str:
         return print_module(self.module, generic)
@@ -86,7 +89,7 @@ class CompileResult:
         const = sum(r.stats.by_constant for r in reports)
         z3 = sum(r.stats.by_z3 for r in reports)
         refined = sum(1 for r in reports if r.refinement is not None)
-        seconds = sum(p.transform_seconds + p.verify_seconds for p in self.passes)
+        seconds = self.wall_seconds if self.wall_seconds is not None else sum(p.transform_seconds + p.verify_seconds for p in self.passes)
         if self.verify == "final":
             what = f"{len(self.passes)} passes, the result proved against the input"
         else:
@@ -174,13 +177,16 @@ def compile(
     filename: str = "<string>",
     after_pass: Any = None,
     allow_input_violations: bool = False,
+    jobs: int = 1,
 ) -> CompileResult:
     """Lower `program` through `pipeline` (default: SPEC §4's twelve passes; "" for none),
     proving every pass (`verify="each"`), only the end result ("final") or nothing ("none").
     Stops once `compile_to` ("input", "tensor", "async", "cmd") is reached. Raises CompileError
     when a pass output is not proved, and when the output keeps a violation the input already had
     (unless `allow_input_violations`: then `result.input_violations` counts them and the summary
-    says so). `after_pass(name, module)` is called after each pass."""
+    says so). `after_pass(name, module)` is called after each pass. `jobs >= 2` proves up to
+    `jobs` pass outputs at once in forked processes while the next passes run (the same proofs;
+    not with `smt_dump`, whose file names are per process)."""
     if compile_to not in LEVELS:
         raise ValueError(f"compile_to must be one of {', '.join(LEVELS)}, not {compile_to!r}")
     if verify not in ("each", "final", "none"):
@@ -198,15 +204,17 @@ def compile(
     def stop(info: PassInfo) -> bool:
         return compile_to != "final" and info.produces == compile_to
 
+    start = time.perf_counter()
     try:
         out, records = run_pipeline(module, passes, hook=hook, verify=verify if hook else "none", after_pass=after_pass, stop_after=stop,
-                                    keep_outputs=False)
+                                    keep_outputs=False, jobs=jobs if smt_dump is None else 1)
     except PassVerificationError as e:
         status = "unknown" if getattr(e.report, "exit_code", 1) == 3 else "violated"
         failed = e.failed
         result.passes = [*map(_pass_result, e.records), PassResult(
             e.pass_name, failed.transform_seconds if failed else 0.0, failed.verify_seconds if failed else 0.0, e.report, status)]
         raise CompileError(e, result) from None
+    result.wall_seconds = time.perf_counter() - start
     verify_structure(out)
     result.module = out
     result.passes = [_pass_result(r) for r in records]

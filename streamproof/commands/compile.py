@@ -63,6 +63,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "(then the IR goes only to -o)")
     p.add_argument("--trace-counterexample", metavar="FILE", help="when a pass fails, write its counterexample as Chrome/Perfetto trace JSON")
     p.add_argument("--timing", action="store_true", help="print a per-pass table of transform and verification time (to stderr)")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", default=1,
+                   help="prove up to N pass outputs at once, in forked processes, while the next passes run (default 1: in order, "
+                        "in this process; the proofs are the same)")
 
 
 def camel(name: str) -> str:
@@ -76,6 +79,8 @@ def main(args: argparse.Namespace) -> int:
 
     if args.rlimit is not None and args.rlimit <= 0:
         raise UsageError("streamproof compile: error: --rlimit must be a positive integer")
+    if args.jobs < 1:
+        raise UsageError("streamproof compile: error: --jobs must be a positive integer")
     # Every output is checked before the work: a bad -o is found now, not after the whole compile.
     check_output(args.output, "-o", [args.input])
     check_output(args.trace_counterexample, "--trace-counterexample", [args.input])
@@ -100,7 +105,7 @@ def main(args: argparse.Namespace) -> int:
             results.append(compile(
                 chunk.module, pipeline=args.pass_pipeline, compile_to=args.compile_to, verify=args.verify, smt=args.smt,
                 rlimit=args.rlimit or DEFAULT_RLIMIT, smt_dump=args.smt_dump, filename=chunk.name, after_pass=after_pass,
-                allow_input_violations=args.allow_input_violations,
+                allow_input_violations=args.allow_input_violations, jobs=args.jobs,
             ))
         except PipelineError as e:
             raise UsageError(f"streamproof compile: error: {e}") from None
