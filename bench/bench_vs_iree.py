@@ -132,6 +132,7 @@ IREE_FLAGS = (
     "--mlir-print-op-generic",
 )
 TOOLS = ("streamproof", "iree")
+FORKED = "streamproof-forked"  # `--jobs N`: the same verified compile, pass outputs proved in forked processes
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,8 +452,10 @@ def iree_version(tool: str) -> str:
     return "unknown version"
 
 
-def run_streamproof(n: int, seed: int) -> dict[str, Any]:
-    """One verified compile of the N-dispatch DAG, in this process."""
+def run_streamproof(n: int, seed: int, jobs: int = 1) -> dict[str, Any]:
+    """One verified compile of the N-dispatch DAG, in this process (`jobs >= 2`: its pass
+    outputs proved in forked children; their CPU time is counted, and their peak RSS next to
+    this process's)."""
     import stream.ir as ir
     from stream.passes import DEFAULT_PIPELINE, parse_pipeline, run_pipeline
     from verify.hook import make_hook
@@ -461,12 +464,14 @@ def run_streamproof(n: int, seed: int) -> dict[str, Any]:
     pipeline = parse_pipeline(",".join(DEFAULT_PIPELINE))
     hook = make_hook()
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
+    kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     module = ir.parse_module(text, f"dag{n}.mlir")
-    out, records = run_pipeline(module, pipeline, hook=hook)
+    out, records = run_pipeline(module, pipeline, hook=hook, jobs=jobs, keep_outputs=False)
     printed = ir.print_module(out)
     wall = time.perf_counter() - start
     cpu1 = resource.getrusage(resource.RUSAGE_SELF)
+    kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = records[-1].report
     assert report is not None and report.ok, "the verified compile did not prove its output"
     start = time.perf_counter()
@@ -474,10 +479,12 @@ def run_streamproof(n: int, seed: int) -> dict[str, Any]:
     simulate_s = time.perf_counter() - start
     return {
         "wall_s": wall,
-        "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
-        "verify_s": sum(r.verify_seconds for r in records),
+        "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
+        + (kids1.ru_utime - kids0.ru_utime) + (kids1.ru_stime - kids0.ru_stime),
+        **({"verify_s": sum(r.verify_seconds for r in records)} if jobs < 2 else {}),  # children's seconds overlap
         "transform_s": sum(r.transform_seconds for r in records),
         "rss_peak_mb": cpu1.ru_maxrss / 1024,
+        **({"children_rss_peak_mb": kids1.ru_maxrss / 1024} if jobs >= 2 else {}),
         "output_bytes": len(printed),
         **census(out),
         "schedule": schedule,
@@ -518,10 +525,10 @@ def run_iree(n: int, seed: int) -> dict[str, Any]:
     }
 
 
-def child(tool: str, n: int, seed: int) -> dict[str, Any]:
+def child(tool: str, n: int, seed: int, jobs: int = 1) -> dict[str, Any]:
     """`run_streamproof` or `run_iree` in a fresh process."""
     proc = subprocess.run(
-        [sys.executable, __file__, "--one", tool, str(n), "--seed", str(seed)],
+        [sys.executable, __file__, "--one", tool, str(n), "--seed", str(seed), "--jobs", str(jobs)],
         capture_output=True, text=True, check=False, cwd=ROOT,
     )
     if proc.returncode != 0:
@@ -538,16 +545,16 @@ def device_counts(per_device: dict[str, int]) -> list[int]:
     return counts
 
 
-TIMED = ("wall_s", "cpu_s", "verify_s", "transform_s", "rss_peak_mb", "simulate_s")
+TIMED = ("wall_s", "cpu_s", "verify_s", "transform_s", "rss_peak_mb", "children_rss_peak_mb", "simulate_s")
 
 
-def measure(n: int, repeat: int, seed: int, tools: tuple[str, ...]) -> dict[str, Any]:
+def measure(n: int, repeat: int, seed: int, tools: tuple[str, ...], jobs: int = 1) -> dict[str, Any]:
     """`repeat` runs of each tool on the N-dispatch DAG, alternating (the first tool changes every
     repeat); medians of the timings, the counts of the first run (they are the same every run)."""
     runs: dict[str, list[dict[str, Any]]] = {tool: [] for tool in tools}
     for turn in range(repeat):
         for tool in tools if turn % 2 == 0 else tuple(reversed(tools)):
-            runs[tool].append(child(tool, n, seed))
+            runs[tool].append(child(tool, n, seed, jobs))
     d = dag(n, seed)
     placement = [sum(1 for node in d.nodes if node.device == k) for k in range(2)]
     out: dict[str, Any] = {"dispatches": n, "transfers": d.transfers(), "results": len(d.results), "repeat": repeat,
@@ -572,20 +579,24 @@ def _fmt(x: float) -> str:
 def tables(results: list[dict[str, Any]]) -> list[str]:
     """The markdown tables: cost, then schedule counts, then per-dispatch ratios, then schedule
     quality (`quality_table`)."""
-    label = {"streamproof": "streamproof (verified)", "iree": "IREE 3.13"}
+    label = {"streamproof": "streamproof (verified)", "iree": "IREE 3.13",
+             FORKED: f"streamproof (verified, --jobs {results[0].get('jobs', 2) if results else 2})"}
     rows = [
         "| DAG dispatches | transfers | compiler | runs | wall s | cpu s | of which verify s | peak RSS MB | dispatches | regions |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for res in results:
-        for tool in TOOLS:
+        for tool in (TOOLS[0], FORKED, *TOOLS[1:]):
             s = res.get(tool)
+            if s is None and tool == FORKED:
+                continue
             if s is None:
                 rows.append(f"| {res['dispatches']} | {res['transfers']} | {label[tool]} | - | not run | | | | | |")
                 continue
             verify = _fmt(s["verify_s"]) if "verify_s" in s else "-"
+            rss = f"{s['rss_peak_mb']:.0f}" + (f" + children {s['children_rss_peak_mb']:.0f}" if "children_rss_peak_mb" in s else "")
             rows.append(f"| {res['dispatches']} | {res['transfers']} | {label[tool]} | {res['repeat']} | {_fmt(s['wall_s'])} "
-                        f"| {_fmt(s['cpu_s'])} | {verify} | {s['rss_peak_mb']:.0f} | {s['dispatches']} | {s['regions']} |")
+                        f"| {_fmt(s['cpu_s'])} | {verify} | {rss} | {s['dispatches']} | {s['regions']} |")
     rows += [
         "",
         "| DAG dispatches | compiler | DAG ops on device 0 / 1 | dispatches | regions | timepoints | timepoint ops | joins "
@@ -654,15 +665,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="the DAG generator's seed")
     parser.add_argument("--json", metavar="OUT.json", help="also write the results as JSON ('-': to stdout, instead of the tables)")
     parser.add_argument("--no-iree", action="store_true", help="run streamproof only")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="also run streamproof with --jobs N (N >= 2: pass outputs proved in forked processes)")
     parser.add_argument("--one", nargs=2, metavar=("TOOL", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         tool, n = args.one[0], int(args.one[1])
-        result = run_streamproof(n, args.seed) if tool == "streamproof" else run_iree(n, args.seed)
+        if tool == "iree":
+            result = run_iree(n, args.seed)
+        else:
+            result = run_streamproof(n, args.seed, args.jobs if tool == FORKED else 1)
         print(json.dumps(result))
         return 0
     iree = None if args.no_iree else iree_compile()
-    tools = ("streamproof", "iree") if iree else ("streamproof",)
+    tools = ("streamproof", *((FORKED,) if args.jobs >= 2 else ()), *(("iree",) if iree else ()))
     say = sys.stderr if args.json == "-" else sys.stdout
     load_start = os.getloadavg()
     header = {
@@ -676,7 +692,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for n in args.sizes:
         repeat = args.repeat or (1 if n >= 10000 else 3)
-        results.append(measure(n, repeat, args.seed, tools))
+        results.append({**measure(n, repeat, args.seed, tools, args.jobs), "jobs": args.jobs})
         print(f"  {n} dispatches done, load average {os.getloadavg()[0]:.2f}", file=sys.stderr, flush=True)
     load_end = os.getloadavg()
     header["load_end"] = [round(x, 2) for x in load_end]

@@ -26,6 +26,7 @@ Only where `os.fork` exists (POSIX); `available()` says whether it does.
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import tempfile
@@ -77,6 +78,9 @@ class ForkedVerifier:
         os.close(fd)
         pid = os.fork()
         if pid == 0:  # the child: verify, write the outcome, leave without running any cleanup
+            # A short life with no collections: a collection writes to the header of every object
+            # it scans, which would copy every page of the parent's heap into the child.
+            gc.disable()
             code = 0
             try:
                 _verify_in_child(self.hook, before, after, name, path)

@@ -248,6 +248,7 @@ class _Pending:
     record: PassRecord
     before: Module
     after: Module
+    forked: bool  # verified in a child (else in this process, when settled)
 
 
 def _run_forked(
@@ -259,8 +260,8 @@ def _run_forked(
     stop_after: Callable[[PassInfo], bool] | None,
     keep_outputs: bool,
 ) -> tuple[Module, list[PassRecord]]:
-    """`run_pipeline` with every pass output verified in a forked child (see its docstring).
-    Outcomes are taken in pass order, so records, `after_pass` calls and the first failure are
+    """`run_pipeline` with every pass output but the first verified in a forked child (see its
+    docstring; the first warms this process up for the children). Outcomes are taken in pass order, so records, `after_pass` calls and the first failure are
     those of a serial run; a transform that raises while earlier outputs are still being
     verified raises only once they are all proved (a serial run would have stopped at the
     first unproved one)."""
@@ -269,9 +270,9 @@ def _run_forked(
     verifier = forked_verification.ForkedVerifier(hook, jobs)
 
     def settle(p: _Pending) -> None:
-        outcome = verifier.result(p.ticket)
+        outcome = verifier.result(p.ticket) if p.forked else forked_verification.Outcome(None, 0.0)
         p.record.verify_seconds = outcome.seconds
-        if outcome.report is None:  # not passed in the child: the hook again, here, for its exception
+        if outcome.report is None:  # not forked, or not passed in the child: the hook, here
             vstart = time.perf_counter()
             try:
                 outcome.report = hook(p.before, p.after, p.record.name)
@@ -296,8 +297,14 @@ def _run_forked(
                     settle(pending.pop(0))
                 raise
             record = PassRecord(info.name, time.perf_counter() - start, output=out if keep_outputs else None)
-            verifier.submit(ticket, module, out, info.name)
-            pending.append(_Pending(ticket, record, module, out))
+            # The first output is proved here: that loads what the hook imports and caches on
+            # first use, which every child then inherits instead of loading it again.
+            forked = ticket > 0
+            pending.append(_Pending(ticket, record, module, out, forked))
+            if forked:
+                verifier.submit(ticket, module, out, info.name)
+            else:
+                settle(pending.pop())
             while pending and verifier.ready(pending[0].ticket):
                 settle(pending.pop(0))
             module = out
