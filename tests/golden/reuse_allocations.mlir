@@ -299,3 +299,81 @@ util.func public @capturedAwaitedFree(%arg0: !stream.resource<external>) -> !str
   %o = stream.timepoint.await %d1 => %h : !stream.resource<external>{%c64}
   util.return %o : !stream.resource<external>
 }
+
+// -----
+
+// No reuse across a gap holding another allocation: %r2 awaits the free of %r0, but handing %r0 over would keep it
+// allocated while %r1 lives, 128 bytes at once where the input never has more than 64 (the peak would rise).
+// CHECK-LABEL: @gapHoldsAnotherAllocation
+// CHECK: %[[R0:[^,]+]], %{{.+}} = stream.resource.alloca {{.+}} !stream.resource<transient>{%c64}
+// CHECK: stream.resource.dealloca {{.+}} => %[[R0]] : !stream.resource<transient>{%c64}
+// CHECK: stream.resource.alloca {{.+}} !stream.resource<staging>{%c64}
+// CHECK: %[[R2:[^,]+]], %{{.+}} = stream.resource.alloca {{.+}} await(%{{.+}}) => !stream.resource<transient>{%c64}
+// CHECK: stream.cmd.execute {{.+}} %[[R2]] as
+// CHECK: stream.resource.dealloca {{.+}} => %[[R2]] : !stream.resource<transient>{%c64}
+util.func public @gapHoldsAnotherAllocation(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<staging>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %y: !stream.resource<staging>{%c64}) {
+    stream.cmd.copy %a[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<staging>{%c64}
+    stream.cmd.copy %y[%c0], %a[%c0], %c64 : !stream.resource<staging>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<staging>{%c64} => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d1) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t2) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r2 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e2) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %o = stream.timepoint.await %d2 => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
+
+// -----
+
+// The same gap with room to spare: the 256-byte buffer used with %r0 sets the peak, so holding %r0 while %r1 lives
+// (128 bytes) does not raise it, and %r2 takes %r0's memory.
+// CHECK-LABEL: @gapWithRoom
+// CHECK: %[[R0:[^,]+]], %{{.+}} = stream.resource.alloca {{.+}} !stream.resource<transient>{%c64}
+// CHECK-NOT: stream.resource.dealloca {{.+}} => %[[R0]]
+// CHECK: stream.resource.alloca {{.+}} !stream.resource<staging>{%c64}
+// CHECK-NOT: stream.resource.alloca
+// CHECK: stream.cmd.execute {{.+}} %[[R0]] as
+// CHECK: stream.resource.dealloca {{.+}} => %[[R0]] : !stream.resource<transient>{%c64}
+util.func public @gapWithRoom(%arg0: !stream.resource<external>) -> !stream.resource<external> {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %b, %tb = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c256} => !stream.timepoint
+  %r0, %t0 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j0 = stream.timepoint.join max(%tb, %t0) => !stream.timepoint
+  %e0 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%j0) => with(%arg0 as %a: !stream.resource<external>{%c64}, %b as %z: !stream.resource<transient>{%c256}, %r0 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %z[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c256}
+    stream.cmd.copy %z[%c0], %x[%c0], %c64 : !stream.resource<transient>{%c256} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %db = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %b : !stream.resource<transient>{%c256} => !stream.timepoint
+  %d0 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e0) => %r0 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %r1, %t1 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d0) => !stream.resource<staging>{%c64} => !stream.timepoint
+  %e1 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t1) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r1 as %y: !stream.resource<staging>{%c64}) {
+    stream.cmd.copy %a[%c0], %y[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<staging>{%c64}
+    stream.cmd.copy %y[%c0], %a[%c0], %c64 : !stream.resource<staging>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d1 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e1) => %r1 : !stream.resource<staging>{%c64} => !stream.timepoint
+  %r2, %t2 = stream.resource.alloca uninitialized on(#hal.device.affinity<@dev0>) await(%d1) => !stream.resource<transient>{%c64} => !stream.timepoint
+  %e2 = stream.cmd.execute on(#hal.device.affinity<@dev0>) await(%t2) => with(%arg0 as %a: !stream.resource<external>{%c64}, %r2 as %x: !stream.resource<transient>{%c64}) {
+    stream.cmd.copy %a[%c0], %x[%c0], %c64 : !stream.resource<external>{%c64} -> !stream.resource<transient>{%c64}
+    stream.cmd.copy %x[%c0], %a[%c0], %c64 : !stream.resource<transient>{%c64} -> !stream.resource<external>{%c64}
+  } => !stream.timepoint
+  %d2 = stream.resource.dealloca on(#hal.device.affinity<@dev0>) await(%e2) => %r2 : !stream.resource<transient>{%c64} => !stream.timepoint
+  %j = stream.timepoint.join max(%db, %d2) => !stream.timepoint
+  %o = stream.timepoint.await %j => %arg0 : !stream.resource<external>{%c64}
+  util.return %o : !stream.resource<external>
+}
