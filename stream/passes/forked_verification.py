@@ -26,7 +26,6 @@ Only where `os.fork` exists (POSIX); `available()` says whether it does.
 
 from __future__ import annotations
 
-import gc
 import os
 import pickle
 import tempfile
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stream.ir.core import Module
+from stream.ir.gc_pause import paused_gc
 
 __all__ = ["ForkedVerifier", "Outcome", "available"]
 
@@ -80,10 +80,10 @@ class ForkedVerifier:
         if pid == 0:  # the child: verify, write the outcome, leave without running any cleanup
             # A short life with no collections: a collection writes to the header of every object
             # it scans, which would copy every page of the parent's heap into the child.
-            gc.disable()
             code = 0
             try:
-                _verify_in_child(self.hook, before, after, name, path)
+                with paused_gc():
+                    _verify_in_child(self.hook, before, after, name, path)
             except BaseException:
                 code = 1
             finally:
