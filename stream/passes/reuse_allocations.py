@@ -62,6 +62,7 @@ from stream.analysis.liveness import AllocationUses, allocation_uses
 from stream.analysis.timepoint_coverage import TimepointCoverage, awaited_timepoints
 from stream.ir.attributes import Attribute, IntegerAttr
 from stream.ir.core import Block, Module, Op, Value
+from stream.ir.rule_table import RuleTable
 from stream.ir.spec import view
 from stream.ir.types import INDEX, TIMEPOINT, TimepointType
 from stream.ir.walk import Function, bodies, constant_int, defining_ops, map_scf_blocks, replace_op
@@ -186,7 +187,14 @@ def plan_reuses(block: Block) -> list[Reuse]:
 # concurrent wave takes its longest child. (With every command costing the same, the estimate
 # put copies between dispatches too late, and reuses it accepted raised the simulated peak of the
 # 10k-dispatch bench DAG from 17 to 19 KiB.)
-_WORK = {"stream.cmd.dispatch": 4, "stream.cmd.call": 4, "stream.cmd.collective": 4, "stream.cmd.copy": 1, "stream.cmd.fill": 1}
+_WORK: RuleTable[int] = RuleTable(
+    "_WORK",
+    """What one command costs in reuse-allocations' schedule estimate (in quarters of a dispatch);
+    a command without an entry costs its region's commands (a serial body adds up, a concurrent
+    wave takes its longest), or nothing (cache control, terminators).""",
+    policy="identity", default=None,
+    entries={"stream.cmd.dispatch": 4, "stream.cmd.call": 4, "stream.cmd.collective": 4, "stream.cmd.copy": 1, "stream.cmd.fill": 1},
+)
 
 
 def _cost(op: Op) -> int:
