@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -107,7 +108,7 @@ class ForkedVerifier:
         """Stop every child still running (the pipeline failed or was interrupted)."""
         for child in self.running.values():
             try:
-                os.kill(child.pid, 9)
+                os.kill(child.pid, signal.SIGKILL)
                 os.waitpid(child.pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
