@@ -83,6 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernels", metavar="FILE.py", action="append", default=[], help="Python file registering kernels")
     p.add_argument("--output-dir", metavar="DIR", help="write each result as DIR/result<i>.npy")
     p.add_argument("--no-verify", action="store_true", help="compile an input-level file without proving each pass")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", default=1,
+                   help="compiling an input-level file, prove up to N pass outputs at once in forked processes (as compile --jobs)")
     p.add_argument("--max-trips", metavar="N", type=int, default=None,
                    help="iterations one run of a loop may make before the run fails (default 100000)")
     p.add_argument("--device-memory", metavar="BYTES", type=int, help="capacity of each device's pool (default unlimited)")
@@ -110,6 +112,8 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"streamproof run: error: --seed must be an integer >= 0, not {args.seed}")
     if args.calls < 1:
         raise UsageError(f"streamproof run: error: --calls must be an integer >= 1, not {args.calls}")
+    if args.jobs < 1:
+        raise UsageError(f"streamproof run: error: --jobs must be an integer >= 1, not {args.jobs}")
     if args.device_memory is not None and args.device_memory < 0:
         raise UsageError(f"streamproof run: error: --device-memory must be a number of bytes >= 0, not {args.device_memory}")
     if args.max_trips is not None:
@@ -204,7 +208,8 @@ def _compile(module: Module, args: argparse.Namespace) -> Module:
 
     hook = None if args.no_verify else make_hook()
     try:
-        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook, keep_outputs=False)
+        out, _ = run_pipeline(module, parse_pipeline(",".join(DEFAULT_PIPELINE)), hook=hook, keep_outputs=False,
+                              jobs=args.jobs)
     except PassVerificationError as e:
         print(f"streamproof run: pass '{e.pass_name}' failed verification; not running\n{e}", file=sys.stderr)
         raise SystemExit(EXIT_FAILED) from None

@@ -118,3 +118,13 @@ def test_compile_jobs_on_the_command_line(tmp_path: Path, capsys: pytest.Capture
     assert main(["compile", example, "--jobs", "0", "-o", str(tmp_path / "none.mlir")]) == 2
     assert "--jobs must be a positive integer" in capsys.readouterr().err
     assert not (tmp_path / "none.mlir").exists()
+
+
+def test_run_jobs_compiles_with_forked_proofs(capsys: pytest.CaptureFixture[str]) -> None:
+    from streamproof.cli import main
+
+    example = str(ROOT / "examples" / "mlp.mlir")
+    assert main(["run", example, "--check", "--jobs", "2"]) == 0
+    assert "check result[0]: ok" in capsys.readouterr().err
+    assert main(["run", example, "--jobs", "0"]) == 2
+    assert "--jobs must be an integer >= 1" in capsys.readouterr().err
