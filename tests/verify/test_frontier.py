@@ -17,7 +17,7 @@ from verify import verify_module
 from verify.frontier import conflict_pairs
 from verify.hb import HappensBefore
 from verify.model import build_model
-from verify.obligations import _pairs
+from verify.race_obligations import sweep_pairs
 
 SIZE = 64
 
@@ -69,7 +69,7 @@ def test_every_unordered_conflicting_pair_is_a_frontier_pair(seed: int, regions:
     hb = HappensBefore(model.graph)
     accesses = [a for a in model.accesses if a.mode and a.alloc.value.name_hint == "arg" and a.length.const > 0]
     frontier = {frozenset((x.id, y.id)) for x, y in conflict_pairs(accesses, hb)}
-    for x, y in _pairs(accesses, full=False):
+    for x, y in sweep_pairs(accesses, full=False):
         if x.site is y.site or not hb.ordered(x.site, y.site):
             assert frozenset((x.id, y.id)) in frontier, (x.site.name, y.site.name)
 
