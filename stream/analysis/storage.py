@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import itertools
 from dataclasses import dataclass, field
 
 from stream.ir.attributes import UnitAttr
@@ -148,12 +147,9 @@ def tied_writes(op: Op) -> tuple[int, ...]:
     # What binding the accesses would give (a `tied` access writes exactly its tied operands),
     # without building them: this runs for every op of every storage analysis.
     out: list[int] = []
-    sizes = spec.operand_sizes(op)
-    starts = dict(zip((o.name for o in spec.operands), itertools.accumulate([0, *sizes[:-1]])))
-    counts = dict(zip((o.name for o in spec.operands), sizes))
     for group, variadic in plan:
-        start = starts[group]
-        for index in range(start, min(start + counts[group], len(op.operands))):
+        start = spec.operand_offset(op, group)
+        for index in range(start, min(start + len(spec.operand_group(op, group)), len(op.operands))):
             if index in tied and (not variadic or isinstance(op.operands[index].type, ResourceType)):
                 out.append(index)
     return tuple(out)

@@ -19,7 +19,7 @@ round-trip); the verifier and the passes refuse them when asked to reason about 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from stream.ir.attributes import (
     AnyAffinity,
@@ -419,43 +419,38 @@ def _check_block(c: _Collector, block: Block, available: set[Value], inherited: 
 
 
 # -- levels --------------------------------------------------------------------------------------
-def _level_sources(func_op: Op) -> dict[str, Op]:
-    """The first op of each level that appears in the function."""
+def _level_sources(ops: Iterable[Op]) -> dict[str, Op]:
+    """The first op of each level among `ops`."""
     first: dict[str, Op] = {}
-    for op in func_op.walk():
+    for op in ops:
         spec = spec_of(op)
         if spec is not None and spec.defines_level is not None:
             first.setdefault(spec.defines_level, op)
     return first
 
 
+def _earliest(first: Mapping[str, Op]) -> str | None:
+    return next((level for level in LEVEL_ORDER if level in first), None)
+
+
 def function_level(func_op: Op) -> str | None:
     """The level a function is at: the earliest level any of its ops belongs to (IREE's tensor
     phase, for instance, also holds a few async ops), or None for host ops only."""
-    first = _level_sources(func_op)
-    for level in LEVEL_ORDER:
-        if level in first:
-            return level
-    return None
+    return _earliest(_level_sources(func_op.walk()))
 
 
 def _check_levels(c: _Collector, func_op: Op) -> None:
     f = Function(func_op)
     ops = list(func_op.walk())  # walked once: a 10k-dispatch function has ~100k ops
-    first: dict[str, Op] = {}
-    specs: list[OpSpec | None] = []
-    for op in ops:
-        spec = spec_of(op)
-        specs.append(spec)
-        if spec is not None and spec.defines_level is not None:
-            first.setdefault(spec.defines_level, op)
-    level = next((lv for lv in LEVEL_ORDER if lv in first), None)
+    first = _level_sources(ops)
+    level = _earliest(first)
     if level is None:
         return
     source = first[level]
-    for op, spec in zip(ops, specs):
+    for op in ops:
         if op is func_op:
             continue
+        spec = spec_of(op)
         if spec is not None and level not in spec.levels:
             allowed = ", ".join(sorted(spec.levels, key=LEVEL_ORDER.index)) if spec.levels else "none"
             c.error(

@@ -215,15 +215,7 @@ def run_pipeline(
         out = _transform(info, options, module)
         record = PassRecord(info.name, time.perf_counter() - start, output=out if keep_outputs else None)
         if verify == "each":
-            vstart = time.perf_counter()
-            try:
-                record.report = hook(module, out, info.name)  # type: ignore[misc]
-            except PassVerificationError as e:
-                record.verify_seconds = time.perf_counter() - vstart
-                record.report = e.report
-                e.records, e.failed = records, record
-                raise
-            record.verify_seconds = time.perf_counter() - vstart
+            _verify_here(hook, module, out, record, records)  # type: ignore[arg-type]
         records.append(record)
         if after_pass is not None:
             after_pass(info.name, out)
@@ -240,6 +232,21 @@ def run_pipeline(
             raise
         records[-1].verify_seconds = time.perf_counter() - vstart
     return module, records
+
+
+def _verify_here(hook: VerifyHook, before: Module, after: Module, record: PassRecord, records: list[PassRecord]) -> None:
+    """Run the hook on one pass in this process, filling in `record`'s report and seconds; a
+    failure raises PassVerificationError carrying the passes proved before (`records`) and this
+    pass's record."""
+    vstart = time.perf_counter()
+    try:
+        record.report = hook(before, after, record.name)
+    except PassVerificationError as e:
+        record.verify_seconds = time.perf_counter() - vstart
+        record.report = e.report
+        e.records, e.failed = records, record
+        raise
+    record.verify_seconds = time.perf_counter() - vstart
 
 
 @dataclass(slots=True)
@@ -270,19 +277,12 @@ def _run_forked(
     verifier = forked_verification.ForkedVerifier(hook, jobs)
 
     def settle(p: _Pending) -> None:
-        outcome = verifier.result(p.ticket) if p.forked else forked_verification.Outcome(None, 0.0)
-        p.record.verify_seconds = outcome.seconds
-        if outcome.report is None:  # not forked, or not passed in the child: the hook, here
-            vstart = time.perf_counter()
-            try:
-                outcome.report = hook(p.before, p.after, p.record.name)
-            except PassVerificationError as e:
-                p.record.verify_seconds += time.perf_counter() - vstart
-                p.record.report = e.report
-                e.records, e.failed = records, p.record
-                raise
-            p.record.verify_seconds += time.perf_counter() - vstart
-        p.record.report = outcome.report
+        outcome = verifier.result(p.ticket) if p.forked else None
+        if outcome is not None and outcome.report is not None:
+            p.record.report, p.record.verify_seconds = outcome.report, outcome.seconds
+        else:  # not forked, or not passed in the child: the hook, here (raising the serial run's error)
+            _verify_here(hook, p.before, p.after, p.record, records)
+            p.record.verify_seconds += outcome.seconds if outcome is not None else 0.0
         records.append(p.record)
         if after_pass is not None:
             after_pass(p.record.name, p.after)
